@@ -1,0 +1,114 @@
+//! Host implementations of the user-level atomics (see `arch/mod.rs` for the table).
+//!
+//! Relaxed ordering everywhere: ordering between tasks comes from the join protocol (a child's
+//! writes happen-before its parent's continuation), not from these operations.
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// # Safety
+/// `p` is valid, 4-aligned, and only accessed atomically while others may access it.
+#[inline]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: the caller guarantees `p` is valid and aligned; AtomicU32 has u32's layout.
+    // Ordering: Relaxed; a counter, ordered with other tasks only through joins.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_add(v, Ordering::Relaxed)
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`], 8-aligned.
+#[inline]
+pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) -> u64 {
+    // SAFETY: as above.
+    // Ordering: Relaxed; a counter, ordered with other tasks only through joins.
+    unsafe { AtomicU64::from_ptr(p) }.fetch_add(v, Ordering::Relaxed)
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_min_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: as above.
+    // Ordering: Relaxed; label-correcting algorithms only need the RMW to be atomic.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_min(v, Ordering::Relaxed)
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_max_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: as above.
+    // Ordering: Relaxed; only atomicity is needed.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_max(v, Ordering::Relaxed)
+}
+
+/// Returns the previous value; the swap happened iff it equals `current`.
+///
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_cas_u32(p: *mut u32, current: u32, new: u32) -> u32 {
+    // SAFETY: as above.
+    // Ordering: Relaxed on both paths; only atomicity is needed.
+    match unsafe { AtomicU32::from_ptr(p) }.compare_exchange(
+        current,
+        new,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    ) {
+        Ok(v) | Err(v) => v,
+    }
+}
+
+/// Returns the previous value; the swap happened iff it equals `current`.
+///
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_cas_u64(p: *mut u64, current: u64, new: u64) -> u64 {
+    // SAFETY: as above.
+    // Ordering: Relaxed on both paths; only atomicity is needed.
+    match unsafe { AtomicU64::from_ptr(p) }.compare_exchange(
+        current,
+        new,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    ) {
+        Ok(v) | Err(v) => v,
+    }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_load_u32(p: *const u32) -> u32 {
+    // SAFETY: as above.
+    // Ordering: Relaxed; a racy read of a value others update atomically.
+    unsafe { AtomicU32::from_ptr(p.cast_mut()) }.load(Ordering::Relaxed)
+}
+
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_load_u64(p: *const u64) -> u64 {
+    // SAFETY: as above.
+    // Ordering: Relaxed; a racy read of a value others update atomically.
+    unsafe { AtomicU64::from_ptr(p.cast_mut()) }.load(Ordering::Relaxed)
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_store_u32(p: *mut u32, v: u32) {
+    // SAFETY: as above.
+    // Ordering: Relaxed; a racy write others read atomically.
+    unsafe { AtomicU32::from_ptr(p) }.store(v, Ordering::Relaxed);
+}
+
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_store_u64(p: *mut u64, v: u64) {
+    // SAFETY: as above.
+    // Ordering: Relaxed; a racy write others read atomically.
+    unsafe { AtomicU64::from_ptr(p) }.store(v, Ordering::Relaxed);
+}

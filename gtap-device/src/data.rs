@@ -1,0 +1,186 @@
+//! `Copy` handles to user data that tasks take as arguments.
+//!
+//! A [`Slice<T>`] is a pointer and a length, nothing more: on the GPU it points into device
+//! memory, on the CPU executor into host memory. The host API in `gtap-runtime`
+//! (`Runtime::upload`, `Runtime::download`, `Runtime::alloc`) creates the buffers these handles
+//! point into and frees them when the buffer is dropped; a handle must not outlive its buffer.
+//!
+//! # Data races
+//!
+//! Handles are `Copy` and shared by many tasks at once, like raw pointers in GTaP. The rule that
+//! keeps programs race-free is the fork-join one: tasks that may run at the same time write
+//! disjoint elements (use [`Slice::split_at`] / [`Slice::slice`] to hand out disjoint parts), or
+//! use the atomic methods in [`crate::atomic`]. A child's writes are visible to its parent after
+//! the `taskwait!()` that joins it.
+//!
+//! # Bounds
+//!
+//! `get`/`set` check the index and panic out of bounds (a trap on the GPU, which the host runtime
+//! reports as a device fault); the `_unchecked` variants leave it to the caller.
+
+use core::marker::PhantomData;
+
+/// A shared, `Copy` view of `len` elements of `T` that every task of a run can reach.
+#[repr(C)]
+pub struct Slice<T> {
+    ptr: *mut T,
+    len: usize,
+    _marker: PhantomData<T>,
+}
+
+impl<T> Clone for Slice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Slice<T> {}
+
+// SAFETY: a Slice is a handle to memory shared by all tasks of a run; the data-race rule in the
+// module docs is the user's contract, as with raw pointers shared between GPU threads.
+unsafe impl<T: Send> Send for Slice<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Slice<T> {}
+
+impl<T> core::fmt::Debug for Slice<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Slice").field("ptr", &self.ptr).field("len", &self.len).finish()
+    }
+}
+
+impl<T> Slice<T> {
+    /// An empty handle.
+    #[must_use]
+    pub const fn empty() -> Self {
+        Self { ptr: core::ptr::NonNull::dangling().as_ptr(), len: 0, _marker: PhantomData }
+    }
+
+    /// A handle to `len` elements at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is valid for reads and writes of `len` elements for as long as any task may use the
+    /// handle, and aligned for `T`.
+    #[must_use]
+    pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Self { ptr, len, _marker: PhantomData }
+    }
+
+    /// Number of elements.
+    #[must_use]
+    pub const fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether the handle has no elements.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The first element's address.
+    #[must_use]
+    pub const fn as_ptr(self) -> *mut T {
+        self.ptr
+    }
+
+    /// Elements `start..end`.
+    ///
+    /// # Panics
+    ///
+    /// If `start > end` or `end > len`.
+    #[must_use]
+    #[inline]
+    pub fn slice(self, start: usize, end: usize) -> Self {
+        assert!(start <= end && end <= self.len, "Slice::slice out of bounds");
+        // SAFETY: start <= len, so the offset stays inside (or one past) the allocation.
+        Self { ptr: unsafe { self.ptr.add(start) }, len: end - start, _marker: PhantomData }
+    }
+
+    /// Elements `..mid` and `mid..`.
+    ///
+    /// # Panics
+    ///
+    /// If `mid > len`.
+    #[must_use]
+    #[inline]
+    pub fn split_at(self, mid: usize) -> (Self, Self) {
+        (self.slice(0, mid), self.slice(mid, self.len))
+    }
+}
+
+impl<T: Copy> Slice<T> {
+    /// Element `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= len`.
+    #[must_use]
+    #[inline]
+    pub fn get(self, i: usize) -> T {
+        assert!(i < self.len, "Slice::get index out of bounds");
+        // SAFETY: i < len and the handle is valid (from_raw_parts' contract).
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Sets element `i` to `value`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= len`.
+    #[inline]
+    pub fn set(self, i: usize, value: T) {
+        assert!(i < self.len, "Slice::set index out of bounds");
+        // SAFETY: i < len and the handle is valid (from_raw_parts' contract).
+        unsafe { self.ptr.add(i).write(value) }
+    }
+
+    /// Element `i` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `i < len`.
+    #[must_use]
+    #[inline]
+    pub unsafe fn get_unchecked(self, i: usize) -> T {
+        // SAFETY: the caller guarantees i < len.
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Sets element `i` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `i < len`.
+    #[inline]
+    pub unsafe fn set_unchecked(self, i: usize, value: T) {
+        // SAFETY: the caller guarantees i < len.
+        unsafe { self.ptr.add(i).write(value) }
+    }
+
+    /// Swaps elements `i` and `j`.
+    ///
+    /// # Panics
+    ///
+    /// If either index is out of bounds.
+    #[inline]
+    pub fn swap(self, i: usize, j: usize) {
+        let (a, b) = (self.get(i), self.get(j));
+        self.set(i, b);
+        self.set(j, a);
+    }
+
+    /// Copies `count` elements from `src[src_start..]` to `self[dst_start..]` (regions of
+    /// different slices or non-overlapping regions of one).
+    ///
+    /// # Panics
+    ///
+    /// If either range is out of bounds.
+    #[inline]
+    pub fn copy_from(self, dst_start: usize, src: Slice<T>, src_start: usize, count: usize) {
+        assert!(dst_start + count <= self.len && src_start + count <= src.len, "Slice::copy_from out of bounds");
+        for k in 0..count {
+            // SAFETY: both indices were checked above.
+            unsafe { self.set_unchecked(dst_start + k, src.get_unchecked(src_start + k)) };
+        }
+    }
+}

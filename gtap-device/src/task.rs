@@ -1,0 +1,313 @@
+//! The contract between generated task code and the schedulers.
+//!
+//! `#[gtap::function] fn f(..) -> R { .. }` expands to a zero-sized marker value `f` of a marker
+//! type that implements [`TaskFn`]. Its [`TaskFn::step`] is a resumable state machine: each call
+//! runs the task from its current resume state to the next `taskwait!()` that has outstanding
+//! children ([`Step::Suspended`]) or to its end ([`Step::Done`]). Both schedulers (the CPU
+//! executor in `gtap-runtime`, the persistent kernel in [`crate::gpu`]) drive the same generated
+//! code through the [`Context`] trait, and dispatch over a program's task kinds through the
+//! `match` that [`program!`](crate::program) generates.
+//!
+//! # Task record
+//!
+//! A scheduler owns, per live task, a header (kind, resume state, queue after join, parent,
+//! pending-children counter, result destination) and a *frame* of `stride` bytes, 16-aligned.
+//! The frame is the generated task-data struct: `#[repr(C)]`, the argument tuple
+//! [`TaskFn::Args`] at offset 0, then the locals that are live across some `taskwait!()` and
+//! the child-result slots. Its size is known only inside the generated `step` (its field types
+//! are inferred there), so a scheduler learns it by running each kind's `step` once with a
+//! context whose [`Context::PROBE`] is `true`; the step then calls
+//! [`Context::report_layout`] and returns [`Step::Done`] without touching the frame.
+//!
+//! # Protocol, as seen by a step
+//!
+//! 1. `state()` is 0 on first entry; after a suspension it is the `resume_state` the step passed
+//!    to [`Context::wait`].
+//! 2. [`Context::spawn_raw`] allocates a child and returns its frame; the step writes the
+//!    arguments at offset 0 before it returns. A scheduler may defer publishing children until
+//!    the step returns, so a child never runs before its arguments are written and the parent's
+//!    bookkeeping is complete. A null return means a capacity was exceeded: the error is recorded
+//!    and the step must return [`Step::Aborted`] at once.
+//! 3. [`Context::wait`] joins the children spawned since the previous wait. With none it returns
+//!    `false` and the step goes on; otherwise the step saves its live locals and returns
+//!    [`Step::Suspended`]. The scheduler resumes it once every such child has finished.
+//! 4. Before returning [`Step::Done`] the step writes its result to `result_dst()` unless that is
+//!    null (a discarded result). Children spawned after the last wait are *detached*: the task's
+//!    record stays alive until they finish, and its parent is told only then (so a join waits for
+//!    whole subtrees and the root finishing means the whole run is over).
+//!
+//! # Memory ordering
+//!
+//! A child's writes (its result, and anything it wrote through user data handles) happen-before
+//! the parent's continuation after the join: schedulers finish a child with a release RMW on the
+//! parent's pending counter and resume the parent after an acquire.
+
+/// Identifies a task kind: FNV-1a of the function's full path (see [`kind_id`]).
+pub type KindId = u32;
+
+/// The FNV-1a hash of `path`, used as a task function's [`KindId`].
+///
+/// [`program!`](crate::program) rejects a program whose kinds collide at compile time.
+#[must_use]
+pub const fn kind_id(path: &str) -> KindId {
+    let bytes = path.as_bytes();
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u32;
+        hash = hash.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    hash
+}
+
+/// What one call of a task's state machine ended with.
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The task returned; its result (if wanted) is written to `result_dst`.
+    Done,
+    /// The task is waiting at a `taskwait!()` for the children spawned before it.
+    Suspended,
+    /// A scheduler limit was hit (the context recorded which); the scheduler is draining.
+    Aborted,
+}
+
+/// Implemented by the marker type of every `#[gtap::function]`.
+///
+/// # Safety
+///
+/// Only `#[gtap::function]` implements this. `step` must follow the protocol in the module
+/// docs, `Args` must be the argument tuple stored at offset 0 of the frame, and the frame must
+/// fit the layout reported on the probe pass.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a gtap task function",
+    label = "not a `#[gtap::function]`",
+    note = "only functions marked `#[gtap::function]` can be spawned with `task!` or run as an entry; call ordinary functions directly"
+)]
+pub unsafe trait TaskFn: Copy + 'static {
+    /// The argument tuple, in declaration order.
+    type Args: Copy;
+    /// The return type (`()` for unit tasks).
+    type Output: Copy;
+    /// This kind's identifier within any program.
+    const ID: KindId;
+    /// The function's name, for error messages.
+    const NAME: &'static str;
+    /// Whether the function contains a `taskwait!()`.
+    const JOINS: bool;
+    /// The kinds this function spawns (may contain duplicates).
+    const CALLEES: &'static [KindId];
+
+    /// Runs the task from its current resume state; see the module docs.
+    ///
+    /// # Safety
+    ///
+    /// `ctx.frame()` must point to a frame of this kind: at least as large and as aligned as the
+    /// probe reported, holding `Args` at offset 0 on first entry and the state this step saved
+    /// on later entries. `ctx.result_dst()` is null or valid for a write of `Output`.
+    unsafe fn step<C: Context>(ctx: &mut C) -> Step;
+}
+
+/// Implemented by a task function's marker type for its argument count `N`, so that a `task!`
+/// with the wrong number of arguments is reported in these words.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not take {N} argument(s)",
+    label = "wrong number of arguments for this task function",
+    note = "`task!(f(..))` must pass exactly the parameters `f` declares"
+)]
+pub trait Arity<const N: usize>: TaskFn {}
+
+/// The scheduler side of the contract, implemented by each scheduler for the task it is running.
+///
+/// # Safety
+///
+/// Implementations must uphold the protocol in the module docs: frames handed out are valid,
+/// 16-aligned and at least as large as every kind's reported layout; a suspended task is resumed
+/// exactly once, after all children it waits for have finished, with release/acquire ordering.
+pub unsafe trait Context {
+    /// `true` only on the layout probe pass (see the module docs).
+    const PROBE: bool = false;
+
+    /// The resume state of the running task: 0 on first entry.
+    fn state(&self) -> u32;
+
+    /// The running task's frame.
+    fn frame(&self) -> *mut u8;
+
+    /// Where the running task writes its result; null when the result is discarded.
+    fn result_dst(&self) -> *mut u8;
+
+    /// Allocates a child task of `kind` whose result goes to `result_dst` (null: discarded) and
+    /// returns its frame, where the caller writes the arguments before the step returns. Null
+    /// when a capacity or the queue index is exceeded; the error is recorded.
+    ///
+    /// # Safety
+    ///
+    /// `result_dst` is null or valid for a write of the child's output until the child finishes.
+    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8;
+
+    /// Joins the children spawned since the last wait: `false` when there are none (go on),
+    /// `true` when the step must save its state and return [`Step::Suspended`]; it will be
+    /// resumed in `resume_state`, on EPAQ queue `queue`.
+    fn wait(&mut self, resume_state: u32, queue: u32) -> bool;
+
+    /// Records that the running kind's frame needs `size` bytes aligned to `align` (probe only).
+    fn report_layout(&mut self, size: usize, align: usize);
+
+    /// Records that `kind` is not part of the running program; the scheduler aborts the run.
+    fn unknown_kind(&mut self, kind: KindId) -> Step;
+}
+
+/// A set of task functions that can run together: generated by [`program!`](crate::program).
+///
+/// # Safety
+///
+/// `dispatch` must call the `step` of the kind whose [`TaskFn::ID`] is `kind`, and `KINDS`
+/// must list exactly the kinds `dispatch` knows.
+pub unsafe trait Program: Copy + 'static {
+    /// The kinds of this program, in the order they were listed.
+    const KINDS: &'static [KindId];
+    /// Their names, in the same order.
+    const NAMES: &'static [&'static str];
+    /// Whether any function of the program contains a `taskwait!()`.
+    const JOINS: bool;
+
+    /// Runs one step of the running task, whose kind is `kind`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`TaskFn::step`] of that kind.
+    unsafe fn dispatch<C: Context>(ctx: &mut C, kind: KindId) -> Step;
+
+    /// The name of `kind`, for error messages.
+    #[must_use]
+    fn name_of(kind: KindId) -> &'static str {
+        let mut i = 0;
+        while i < Self::KINDS.len() {
+            if Self::KINDS[i] == kind {
+                return Self::NAMES[i];
+            }
+            i += 1;
+        }
+        "<unknown task kind>"
+    }
+}
+
+/// `const` helpers that take the marker *value*, so that `program!` and generated code never
+/// name a marker type (an ordinary function in its place then gets our diagnostic, not
+/// "cannot find type").
+#[must_use]
+pub const fn kind_of<T: TaskFn>(_: &T) -> KindId {
+    T::ID
+}
+
+/// The name of the task function `f`.
+#[must_use]
+pub const fn name_of<T: TaskFn>(_: &T) -> &'static str {
+    T::NAME
+}
+
+/// Whether the task function `f` contains a `taskwait!()`.
+#[must_use]
+pub const fn joins_of<T: TaskFn>(_: &T) -> bool {
+    T::JOINS
+}
+
+/// The kinds the task function `f` spawns.
+#[must_use]
+pub const fn callees_of<T: TaskFn>(_: &T) -> &'static [KindId] {
+    T::CALLEES
+}
+
+/// Runs one step of `f`.
+///
+/// # Safety
+///
+/// As for [`TaskFn::step`].
+#[inline(always)]
+pub unsafe fn step_of<T: TaskFn, C: Context>(_: &T, ctx: &mut C) -> Step {
+    // SAFETY: forwarded from the caller.
+    unsafe { T::step(ctx) }
+}
+
+/// Compile-time checks of a program (called from a `const` item by `program!`): kinds are
+/// distinct and every spawned kind is listed.
+///
+/// # Panics
+///
+/// At compile time, with a message naming the problem.
+pub const fn check_program(kinds: &[KindId], callees: &[&[KindId]]) {
+    let mut i = 0;
+    while i < kinds.len() {
+        let mut j = i + 1;
+        while j < kinds.len() {
+            assert!(
+                kinds[i] != kinds[j],
+                "gtap::program! lists the same task function twice (or two names hash alike)"
+            );
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut f = 0;
+    while f < callees.len() {
+        let mut c = 0;
+        while c < callees[f].len() {
+            let mut found = false;
+            let mut k = 0;
+            while k < kinds.len() {
+                found |= kinds[k] == callees[f][c];
+                k += 1;
+            }
+            assert!(
+                found,
+                "a task function of this gtap::program! spawns a task function the program does not list: add it to the list"
+            );
+            c += 1;
+        }
+        f += 1;
+    }
+}
+
+/// Declares a program: the task functions that may run in one launch, entry functions and
+/// everything they spawn. The macro generates the dispatch `match` over their kinds.
+///
+/// ```ignore
+/// gtap::program!(pub Fib = [fib]);
+/// gtap::program!(pub Sort = [cilksort, cilkmerge]);
+/// ```
+#[macro_export]
+macro_rules! program {
+    ($(#[$meta:meta])* $vis:vis $name:ident = [$($f:path),+ $(,)?]) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+
+        // SAFETY: `dispatch` calls exactly the listed kinds' steps and `KINDS` lists them.
+        unsafe impl $crate::task::Program for $name {
+            const KINDS: &'static [$crate::task::KindId] = &[$($crate::task::kind_of(&$f)),+];
+            const NAMES: &'static [&'static str] = &[$($crate::task::name_of(&$f)),+];
+            const JOINS: bool = false $(|| $crate::task::joins_of(&$f))+;
+
+            #[inline(always)]
+            unsafe fn dispatch<C: $crate::task::Context>(
+                ctx: &mut C,
+                kind: $crate::task::KindId,
+            ) -> $crate::task::Step {
+                $(
+                    if kind == const { $crate::task::kind_of(&$f) } {
+                        // SAFETY: forwarded from the caller; `kind` selects this step.
+                        return unsafe { $crate::task::step_of(&$f, ctx) };
+                    }
+                )+
+                ctx.unknown_kind(kind)
+            }
+        }
+
+        const _: () = $crate::task::check_program(
+            <$name as $crate::task::Program>::KINDS,
+            &[$($crate::task::callees_of(&$f)),+],
+        );
+    };
+}

@@ -1,0 +1,1 @@
+//! Host runtime (stub; being written).
