@@ -1,0 +1,48 @@
+//! `binary_tree [DEPTH] [MEM_OPS] [COMPUTE_ITERS]`: a full binary tree of tasks with per-node
+//! loads and multiply-adds; the checksum must equal the sequential one exactly.
+
+use std::process::ExitCode;
+
+use gtap_examples::{apps::binary_tree::{tree, BinaryTree}, host::{self, Opts}, reference};
+
+const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--cpu|--gpu] [--workers N] [--reps N]";
+
+/// Elements of the array the nodes load from (8 MiB of f64, several times the L2 of a CPU).
+const DATA_LEN: usize = 1 << 20;
+
+fn main() -> ExitCode {
+    let opts = Opts::from_env(USAGE);
+    let depth: u32 = opts.arg(0, "DEPTH", 16, USAGE);
+    let mem_ops: u32 = opts.arg(1, "MEM_OPS", 256, USAGE);
+    let compute_iters: u32 = opts.arg(2, "COMPUTE_ITERS", 256, USAGE);
+    if depth > 30 {
+        eprintln!("error: DEPTH must be at most 30, got {depth}");
+        return ExitCode::from(2);
+    }
+    let mut rt = match opts.runtime() {
+        Ok(rt) => rt,
+        Err(e) => return host::fail("binary_tree", &e),
+    };
+    let mut values = reference::random_f64(DATA_LEN, 3);
+    let data = match rt.upload(&values) {
+        Ok(d) => d,
+        Err(e) => return host::fail("binary_tree", &e),
+    };
+    let mut times = Vec::new();
+    let mut result = 0.0;
+    for _ in 0..opts.reps.max(1) {
+        match host::timed(|| rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice()))) {
+            (Ok(r), ms) => {
+                result = r;
+                times.push(ms);
+            }
+            (Err(e), _) => return host::fail("binary_tree", &e),
+        }
+    }
+    // SAFETY: `values` outlives the handle's only use, the sequential reference below.
+    let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+    let (expected, seq_ms) = host::timed(|| reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data));
+    let ms = host::median(&mut times);
+    println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    host::report("binary_tree", result.to_bits() == expected.to_bits(), &format!("expected {expected}"))
+}

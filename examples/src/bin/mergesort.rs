@@ -1,0 +1,44 @@
+//! `mergesort [N] [CUTOFF]`: sorts N random 32-bit keys, checked sorted and a permutation.
+
+use std::process::ExitCode;
+
+use gtap_examples::{apps::mergesort::{mergesort, MergeSort}, host::{self, Opts}, reference};
+
+const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [--cpu|--gpu] [--workers N] [--reps N]";
+
+fn main() -> ExitCode {
+    let opts = Opts::from_env(USAGE);
+    let n: usize = opts.arg(0, "N", 1_000_000, USAGE);
+    let cutoff: usize = opts.arg(1, "CUTOFF", 128, USAGE);
+    if cutoff == 0 {
+        eprintln!("error: CUTOFF must be at least 1");
+        return ExitCode::from(2);
+    }
+    let mut rt = match opts.runtime() {
+        Ok(rt) => rt,
+        Err(e) => return host::fail("mergesort", &e),
+    };
+    let keys = reference::random_keys(n, 42);
+    let mut times = Vec::new();
+    let mut sorted = Vec::new();
+    for _ in 0..opts.reps.max(1) {
+        let run = || -> gtap::Result<Vec<u32>> {
+            let data = rt.upload(&keys)?;
+            let tmp = rt.alloc_zeroed::<u32>(n)?;
+            rt.run::<MergeSort, _>(mergesort, (data.slice(), tmp.slice(), cutoff))?;
+            rt.download(&data)
+        };
+        match host::timed(run) {
+            (Ok(r), ms) => {
+                sorted = r;
+                times.push(ms);
+            }
+            (Err(e), _) => return host::fail("mergesort", &e),
+        }
+    }
+    let mut seq = keys.clone();
+    let ((), seq_ms) = host::timed(|| reference::mergesort_seq(&mut seq, cutoff));
+    let ms = host::median(&mut times);
+    println!("mergesort of {n} keys on {} in {ms:.2} ms (median of {}, with transfers); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    host::report("mergesort", reference::is_sorted_permutation(&keys, &sorted), "sorted and a permutation of the input")
+}

@@ -1,0 +1,42 @@
+//! `nqueens [N] [CUTOFF]`: counts N-Queens solutions with detached tasks down to CUTOFF rows and
+//! an atomic counter, checked against sequential code.
+
+use std::process::ExitCode;
+
+use gtap_examples::{apps::nqueens::{nqueens, NQueens}, host::{self, Opts}, reference};
+
+const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--cpu|--gpu] [--workers N] [--reps N]";
+
+fn main() -> ExitCode {
+    let opts = Opts::from_env(USAGE);
+    let n: u32 = opts.arg(0, "N", 12, USAGE);
+    let cutoff: u32 = opts.arg(1, "CUTOFF", 7, USAGE);
+    if !(1..=20).contains(&n) {
+        eprintln!("error: N must be in 1..=20, got {n}");
+        return ExitCode::from(2);
+    }
+    let mut rt = match opts.runtime() {
+        Ok(rt) => rt,
+        Err(e) => return host::fail("nqueens", &e),
+    };
+    let mut times = Vec::new();
+    let mut result = 0;
+    for _ in 0..opts.reps.max(1) {
+        let run = || -> gtap::Result<u64> {
+            let count = rt.upload(&[0u64])?;
+            rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, count.slice()))?;
+            Ok(rt.download(&count)?[0])
+        };
+        match host::timed(run) {
+            (Ok(r), ms) => {
+                result = r;
+                times.push(ms);
+            }
+            (Err(e), _) => return host::fail("nqueens", &e),
+        }
+    }
+    let (expected, seq_ms) = host::timed(|| reference::nqueens_seq(n));
+    let ms = host::median(&mut times);
+    println!("nqueens({n}, cutoff {cutoff}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    host::report("nqueens", result == expected, &format!("expected {expected}"))
+}

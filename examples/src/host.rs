@@ -1,0 +1,126 @@
+//! Command-line plumbing shared by the example programs: backend selection, the runtime with
+//! this crate's PTX, timing, and exit codes.
+
+use std::{process::ExitCode, time::Instant};
+
+use gtap::{Backend, Config, Runtime};
+
+/// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
+pub const PTX: &str = include_str!(env!("GTAP_PTX"));
+
+/// Options every example accepts: `--cpu` / `--gpu` (default: GPU when one is present),
+/// `--workers N` (CPU threads), `--reps N` (timed repetitions), then positional arguments.
+#[derive(Debug)]
+pub struct Opts {
+    /// Which backend to use.
+    pub backend: Backend,
+    /// CPU executor threads (default: all cores).
+    pub workers: Option<usize>,
+    /// Timed repetitions.
+    pub reps: usize,
+    /// Positional arguments, in order.
+    pub positional: Vec<String>,
+}
+
+impl Opts {
+    /// Parses `std::env::args()`; exits with a usage message on bad input.
+    #[must_use]
+    pub fn from_env(usage: &str) -> Self {
+        let mut opts = Self { backend: Backend::Auto, workers: None, reps: 1, positional: Vec::new() };
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            match a.as_str() {
+                "--cpu" => opts.backend = Backend::Cpu,
+                "--gpu" => opts.backend = Backend::Gpu,
+                "--workers" => opts.workers = Some(parse_or_exit(args.next(), "--workers", usage)),
+                "--reps" => opts.reps = parse_or_exit(args.next(), "--reps", usage),
+                "-h" | "--help" => {
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions");
+                    std::process::exit(0);
+                }
+                _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
+                _ => opts.positional.push(a),
+            }
+        }
+        opts
+    }
+
+    /// Positional argument `i` parsed as `T`, or `default` when absent.
+    #[must_use]
+    pub fn arg<T: std::str::FromStr>(&self, i: usize, name: &str, default: T, usage: &str) -> T {
+        match self.positional.get(i) {
+            None => default,
+            Some(s) => s.parse().unwrap_or_else(|_| exit_usage(&format!("{name} must be a number, got `{s}`"), usage)),
+        }
+    }
+
+    /// The runtime these options ask for.
+    ///
+    /// # Errors
+    ///
+    /// When the configuration is invalid or `--gpu` was given and no GPU can be used.
+    pub fn runtime(&self) -> gtap::Result<Runtime> {
+        self.runtime_with(Config::default())
+    }
+
+    /// The runtime these options ask for, starting from `config`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Opts::runtime`].
+    pub fn runtime_with(&self, mut config: Config) -> gtap::Result<Runtime> {
+        config.backend = self.backend;
+        if let Some(w) = self.workers {
+            config.workers = w;
+        }
+        Runtime::with_ptx(config, PTX)
+    }
+}
+
+fn parse_or_exit<T: std::str::FromStr>(v: Option<String>, flag: &str, usage: &str) -> T {
+    let v = v.unwrap_or_else(|| exit_usage(&format!("{flag} needs a value"), usage));
+    v.parse().unwrap_or_else(|_| exit_usage(&format!("{flag} must be a number, got `{v}`"), usage))
+}
+
+fn exit_usage(msg: &str, usage: &str) -> ! {
+    eprintln!("error: {msg}\nusage: {usage}");
+    std::process::exit(2)
+}
+
+/// Runs `f` and returns its result and the elapsed milliseconds.
+pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The median of `xs` (which must not be empty).
+#[must_use]
+pub fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// Prints the check's outcome and turns it into the process exit code.
+#[must_use]
+pub fn report(name: &str, ok: bool, detail: &str) -> ExitCode {
+    if ok {
+        println!("{name}: OK ({detail})");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{name}: WRONG RESULT ({detail})");
+        ExitCode::FAILURE
+    }
+}
+
+/// Prints an error from the runtime and returns a failing exit code.
+#[must_use]
+pub fn fail(name: &str, e: &gtap::Error) -> ExitCode {
+    eprintln!("{name}: error: {e}");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,10 @@
+//! GPU kernel entries: one persistent worker kernel per program (nothing on the host).
+
+use crate::apps::{binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff, mergesort::MergeSort, nqueens::NQueens};
+
+gtap::kernel!(Fib);
+gtap::kernel!(FibCutoff);
+gtap::kernel!(NQueens);
+gtap::kernel!(MergeSort);
+gtap::kernel!(CilkSort);
+gtap::kernel!(BinaryTree);

@@ -1,0 +1,15 @@
+//! gtap's example programs.
+//!
+//! `apps/` holds the task functions: the same source is compiled for the host (the CPU executor
+//! runs it) and, by `build.rs`, for `nvptx64-nvidia-cuda` (the GPU runs it). `reference` holds
+//! the sequential and rayon versions every run is checked and timed against; `host` the shared
+//! command-line plumbing of the programs in `src/bin/`.
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+
+pub mod apps;
+pub mod kernels;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod host;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference;

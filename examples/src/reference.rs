@@ -1,0 +1,203 @@
+//! Baselines every example is checked and timed against: sequential Rust and rayon (work
+//! stealing on the CPU's cores), written with the same algorithms and cutoffs as the tasks.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::apps::seq;
+use gtap::Slice;
+
+/// Sequential fib.
+#[must_use]
+pub fn fib_seq(n: u32) -> u64 {
+    seq::fib(n)
+}
+
+/// fib with `rayon::join` at every call.
+#[must_use]
+pub fn fib_rayon(n: u32) -> u64 {
+    if n < 2 {
+        return n as u64;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    a + b
+}
+
+/// Sequential N-Queens count.
+#[must_use]
+pub fn nqueens_seq(n: u32) -> u64 {
+    seq::nqueens_count(n, 0, 0, 0, 0)
+}
+
+/// N-Queens with `rayon::scope` spawns down to `cutoff` rows (the tasks' shape).
+#[must_use]
+pub fn nqueens_rayon(n: u32, cutoff: u32) -> u64 {
+    fn go<'s>(s: &rayon::Scope<'s>, total: &'s AtomicU64, n: u32, row: u32, c: u32, d1: u32, d2: u32, cutoff: u32) {
+        if row >= cutoff || row == n {
+            // Ordering: Relaxed; the scope's end orders it before the final read.
+            total.fetch_add(seq::nqueens_count(n, row, c, d1, d2), Ordering::Relaxed);
+            return;
+        }
+        let all = (1u32 << n) - 1;
+        let mut free = all & !(c | d1 | d2);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            s.spawn(move |s| go(s, total, n, row + 1, c | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1, cutoff));
+        }
+    }
+    let total = AtomicU64::new(0);
+    rayon::scope(|s| go(s, &total, n, 0, 0, 0, 0, cutoff));
+    // Ordering: Relaxed; rayon::scope returned, so every add happened-before this load.
+    total.load(Ordering::Relaxed)
+}
+
+fn slice_of(v: &mut [u32]) -> Slice<u32> {
+    // SAFETY: the handle is used only while `v` is borrowed by the caller.
+    unsafe { Slice::from_raw_parts(v.as_mut_ptr(), v.len()) }
+}
+
+/// Sequential top-down merge sort with the tasks' cutoff and merge.
+pub fn mergesort_seq(v: &mut [u32], cutoff: usize) {
+    let mut tmp = vec![0u32; v.len()];
+    merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, false);
+}
+
+/// Merge sort with `rayon::join` for the two halves.
+pub fn mergesort_rayon(v: &mut [u32], cutoff: usize) {
+    let mut tmp = vec![0u32; v.len()];
+    merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, true);
+}
+
+fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, parallel: bool) {
+    let n = data.len();
+    if n <= cutoff {
+        seq::sort(data);
+        return;
+    }
+    let mid = n / 2;
+    let (l, r) = (|| merge_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, parallel), || {
+        merge_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, parallel);
+    });
+    if parallel {
+        rayon::join(l, r);
+    } else {
+        l();
+        r();
+    }
+    seq::merge(data.slice(0, mid), data.slice(mid, n), tmp);
+    data.copy_from(0, tmp, 0, n);
+}
+
+/// Sequential cilksort (same algorithm and cutoffs as the tasks).
+pub fn cilksort_seq(v: &mut [u32], sort_cutoff: usize, merge_cutoff: usize) {
+    let mut tmp = vec![0u32; v.len()];
+    cilksort_rec(slice_of(v), slice_of(&mut tmp), sort_cutoff, merge_cutoff, false);
+}
+
+/// Cilksort with `rayon::join` at every fork.
+pub fn cilksort_rayon(v: &mut [u32], sort_cutoff: usize, merge_cutoff: usize) {
+    let mut tmp = vec![0u32; v.len()];
+    cilksort_rec(slice_of(v), slice_of(&mut tmp), sort_cutoff, merge_cutoff, true);
+}
+
+fn join2(parallel: bool, a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
+    if parallel {
+        rayon::join(a, b);
+    } else {
+        a();
+        b();
+    }
+}
+
+fn cilksort_rec(a: Slice<u32>, tmp: Slice<u32>, sc: usize, mc: usize, par: bool) {
+    let n = a.len();
+    if n <= sc || n < 4 {
+        seq::sort(a);
+        return;
+    }
+    let q = n / 4;
+    let (q2, q3) = (2 * q, 3 * q);
+    join2(
+        par,
+        || join2(par, || cilksort_rec(a.slice(0, q), tmp.slice(0, q), sc, mc, par), || cilksort_rec(a.slice(q, q2), tmp.slice(q, q2), sc, mc, par)),
+        || join2(par, || cilksort_rec(a.slice(q2, q3), tmp.slice(q2, q3), sc, mc, par), || cilksort_rec(a.slice(q3, n), tmp.slice(q3, n), sc, mc, par)),
+    );
+    join2(
+        par,
+        || cilkmerge_rec(a.slice(0, q), a.slice(q, q2), tmp.slice(0, q2), mc, par),
+        || cilkmerge_rec(a.slice(q2, q3), a.slice(q3, n), tmp.slice(q2, n), mc, par),
+    );
+    cilkmerge_rec(tmp.slice(0, q2), tmp.slice(q2, n), a, mc, par);
+}
+
+fn cilkmerge_rec(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>, cutoff: usize, par: bool) {
+    let (x, y) = if x.len() < y.len() { (y, x) } else { (x, y) };
+    if x.len() + y.len() <= cutoff || y.is_empty() {
+        seq::merge(x, y, out);
+        return;
+    }
+    let xm = x.len() / 2;
+    let ym = seq::lower_bound(y, x.get(xm));
+    join2(
+        par,
+        || cilkmerge_rec(x.slice(0, xm), y.slice(0, ym), out.slice(0, xm + ym), cutoff, par),
+        || cilkmerge_rec(x.slice(xm, x.len()), y.slice(ym, y.len()), out.slice(xm + ym, out.len()), cutoff, par),
+    );
+}
+
+/// Sequential binary-tree checksum.
+#[must_use]
+pub fn tree_seq(depth: u32, max_depth: u32, node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
+    let mut children = 0.0;
+    if depth < max_depth {
+        let l = tree_seq(depth + 1, max_depth, 2 * node + 1, mem_ops, compute_iters, data);
+        let r = tree_seq(depth + 1, max_depth, 2 * node + 2, mem_ops, compute_iters, data);
+        children = l + r;
+    }
+    children + seq::tree_node_work(node, mem_ops, compute_iters, data)
+}
+
+/// Binary-tree checksum with `rayon::join` at every node.
+#[must_use]
+pub fn tree_rayon(depth: u32, max_depth: u32, node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
+    let mut children = 0.0;
+    if depth < max_depth {
+        let (l, r) = rayon::join(
+            || tree_rayon(depth + 1, max_depth, 2 * node + 1, mem_ops, compute_iters, data),
+            || tree_rayon(depth + 1, max_depth, 2 * node + 2, mem_ops, compute_iters, data),
+        );
+        children = l + r;
+    }
+    children + seq::tree_node_work(node, mem_ops, compute_iters, data)
+}
+
+/// `n` pseudo-random 32-bit keys from `seed` (xorshift64*), for the sorts.
+#[must_use]
+pub fn random_keys(n: usize, seed: u64) -> Vec<u32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+        })
+        .collect()
+}
+
+/// `n` pseudo-random values in [0, 1) from `seed`, the binary tree's data.
+#[must_use]
+pub fn random_f64(n: usize, seed: u64) -> Vec<f64> {
+    random_keys(n, seed).into_iter().map(|k| f64::from(k) / 4_294_967_296.0).collect()
+}
+
+/// Whether `sorted` is sorted and a permutation of `original`.
+#[must_use]
+pub fn is_sorted_permutation(original: &[u32], sorted: &[u32]) -> bool {
+    if original.len() != sorted.len() || !sorted.is_sorted() {
+        return false;
+    }
+    let mut expect = original.to_vec();
+    expect.sort_unstable();
+    expect == sorted
+}

@@ -1,0 +1,97 @@
+//! Every example on the CPU executor, on random inputs, against the sequential reference.
+
+use gtap::{Backend, Config, Runtime};
+use gtap_examples::{
+    apps::{
+        binary_tree::{tree, BinaryTree},
+        cilksort::{cilksort, CilkSort},
+        fib::{fib, fib_cutoff, Fib, FibCutoff},
+        mergesort::{mergesort, MergeSort},
+        nqueens::{nqueens, NQueens},
+    },
+    reference,
+};
+use proptest::prelude::*;
+
+fn cpu() -> Runtime {
+    let config = Config { backend: Backend::Cpu, workers: 4, ..Config::default() };
+    Runtime::new(config).expect("a CPU runtime with 4 workers")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fib_matches_sequential(n in 0u32..22) {
+        let mut rt = cpu();
+        prop_assert_eq!(rt.run::<Fib, _>(fib, (n,)).unwrap(), reference::fib_seq(n));
+    }
+
+    #[test]
+    fn fib_cutoff_matches_sequential(n in 0u32..24, cutoff in 0u32..12, epaq in any::<bool>()) {
+        let mut rt = Runtime::new(Config { backend: Backend::Cpu, workers: 3, queues: 3, ..Config::default() }).unwrap();
+        prop_assert_eq!(rt.run::<FibCutoff, _>(fib_cutoff, (n, cutoff, epaq)).unwrap(), reference::fib_seq(n));
+    }
+
+    #[test]
+    fn nqueens_matches_sequential(n in 1u32..10, cutoff in 0u32..10) {
+        let mut rt = cpu();
+        let count = rt.upload(&[0u64]).unwrap();
+        rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, count.slice())).unwrap();
+        prop_assert_eq!(rt.download(&count).unwrap()[0], reference::nqueens_seq(n));
+    }
+
+    #[test]
+    fn mergesort_sorts(keys in proptest::collection::vec(any::<u32>(), 0..3000), cutoff in 1usize..200) {
+        let mut rt = cpu();
+        let data = rt.upload(&keys).unwrap();
+        let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
+        rt.run::<MergeSort, _>(mergesort, (data.slice(), tmp.slice(), cutoff)).unwrap();
+        let out = rt.download(&data).unwrap();
+        prop_assert!(reference::is_sorted_permutation(&keys, &out));
+    }
+
+    #[test]
+    fn cilksort_sorts(keys in proptest::collection::vec(any::<u32>(), 0..3000), sort_cutoff in 1usize..100, merge_cutoff in 1usize..100) {
+        let mut rt = cpu();
+        let data = rt.upload(&keys).unwrap();
+        let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
+        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff)).unwrap();
+        let out = rt.download(&data).unwrap();
+        prop_assert!(reference::is_sorted_permutation(&keys, &out));
+    }
+
+    #[test]
+    fn binary_tree_matches_sequential(depth in 0u32..10, mem_ops in 0u32..16, compute_iters in 0u32..16, seed in any::<u64>()) {
+        let mut rt = cpu();
+        let mut values = reference::random_f64(1000, seed);
+        let data = rt.upload(&values).unwrap();
+        let got = rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice())).unwrap();
+        // SAFETY: `values` outlives this call.
+        let host = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let expected = reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host);
+        prop_assert_eq!(got.to_bits(), expected.to_bits());
+    }
+}
+
+#[test]
+fn rayon_baselines_agree_with_sequential() {
+    assert_eq!(reference::fib_rayon(20), reference::fib_seq(20));
+    assert_eq!(reference::nqueens_rayon(8, 3), reference::nqueens_seq(8));
+    let keys = reference::random_keys(5000, 9);
+    let mut a = keys.clone();
+    reference::mergesort_rayon(&mut a, 64);
+    assert!(reference::is_sorted_permutation(&keys, &a));
+    let mut b = keys.clone();
+    reference::cilksort_rayon(&mut b, 32, 64);
+    assert!(reference::is_sorted_permutation(&keys, &b));
+}
+
+#[test]
+fn nqueens_reference_knows_the_published_counts() {
+    // OEIS A000170.
+    let known = [1u64, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680];
+    for (i, &k) in known.iter().enumerate() {
+        assert_eq!(reference::nqueens_seq(i as u32 + 1), k, "n = {}", i + 1);
+    }
+}
