@@ -1,0 +1,225 @@
+//! Run-time configuration: one [`Config`] for both backends.
+//!
+//! Every capacity the schedulers have is a field here, so that an overflow can be reported as
+//! an error naming the field to raise. [`Config::validate`] checks the ranges; the runtime calls
+//! it on construction. CPU-only fields are ignored by the GPU backend and vice versa (each
+//! field's doc says which backend reads it).
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Which backend a [`Runtime`](crate::Runtime) uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU when a CUDA driver, a device and a PTX module are there; the CPU otherwise.
+    #[default]
+    Auto,
+    /// The CPU executor (a work-stealing thread pool).
+    Cpu,
+    /// The GPU; [`Error::NoGpu`] when it cannot be used.
+    Gpu,
+}
+
+/// The most EPAQ queues a worker can have.
+pub const MAX_QUEUES: u32 = 8;
+
+/// Configuration of a [`Runtime`](crate::Runtime). Build it with struct-update syntax:
+///
+/// ```
+/// let config = gtap_runtime::Config { workers: 4, queues: 2, ..Default::default() };
+/// assert!(config.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// CPU: worker threads, the calling thread included (default: available parallelism).
+    pub workers: usize,
+    /// GPU: blocks of the persistent kernel; `None` sizes the grid from the occupancy query so
+    /// that every block is resident.
+    pub grid: Option<u32>,
+    /// GPU: threads per block, a multiple of 32 in `32..=1024` (default 32).
+    pub block: u32,
+    /// GPU: task records per warp in the task pool (default 1024).
+    pub tasks_per_warp: u32,
+    /// Both: children one task may spawn between two `taskwait!()`s (default 64).
+    pub max_children: u32,
+    /// Both: EPAQ queues, `1..=8` (default 1); queue hints must be below it.
+    pub queues: u32,
+    /// Both: the largest task frame (task-data struct) accepted, in bytes (default 256, the
+    /// macro's default `max_frame_bytes`).
+    pub task_data_limit: usize,
+    /// GPU: the per-thread stack, in bytes (default 4096; CUDA's default 1 KiB is too small for
+    /// deep device calls).
+    pub stack_bytes: u32,
+    /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
+    /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.
+    pub watchdog: Duration,
+    /// Which backend to use (default [`Backend::Auto`]).
+    pub backend: Backend,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            grid: None,
+            block: 32,
+            tasks_per_warp: 1024,
+            max_children: 64,
+            queues: 1,
+            task_data_limit: gtap_device::glue::DEFAULT_MAX_FRAME_BYTES,
+            stack_bytes: 4096,
+            watchdog: Duration::from_secs(10),
+            backend: Backend::Auto,
+        }
+    }
+}
+
+impl Config {
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidConfig`] naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        fn bad(field: &'static str, value: impl ToString, expected: &'static str) -> Result<()> {
+            Err(Error::InvalidConfig {
+                field,
+                value: value.to_string(),
+                expected,
+            })
+        }
+        if self.workers == 0 {
+            return bad("workers", self.workers, "at least 1");
+        }
+        if self.grid == Some(0) {
+            return bad(
+                "grid",
+                "Some(0)",
+                "None (sized from occupancy) or Some(1 or more)",
+            );
+        }
+        if self.block == 0 || !self.block.is_multiple_of(32) || self.block > 1024 {
+            return bad("block", self.block, "a multiple of 32 in 32..=1024");
+        }
+        if self.tasks_per_warp == 0 {
+            return bad("tasks_per_warp", self.tasks_per_warp, "at least 1");
+        }
+        if self.max_children == 0 {
+            return bad("max_children", self.max_children, "at least 1");
+        }
+        if !(1..=MAX_QUEUES).contains(&self.queues) {
+            return bad("queues", self.queues, "1..=8");
+        }
+        if self.task_data_limit < 16 {
+            return bad("task_data_limit", self.task_data_limit, "at least 16 bytes");
+        }
+        if self.stack_bytes < 1024 {
+            return bad("stack_bytes", self.stack_bytes, "at least 1024 bytes");
+        }
+        if self.watchdog.is_zero() {
+            return bad(
+                "watchdog",
+                format!("{:?}", self.watchdog),
+                "a non-zero duration",
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid() {
+        Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn each_field_is_named() {
+        let cases: [(&str, Config); 8] = [
+            (
+                "workers",
+                Config {
+                    workers: 0,
+                    ..Config::default()
+                },
+            ),
+            (
+                "grid",
+                Config {
+                    grid: Some(0),
+                    ..Config::default()
+                },
+            ),
+            (
+                "block",
+                Config {
+                    block: 48,
+                    ..Config::default()
+                },
+            ),
+            (
+                "tasks_per_warp",
+                Config {
+                    tasks_per_warp: 0,
+                    ..Config::default()
+                },
+            ),
+            (
+                "max_children",
+                Config {
+                    max_children: 0,
+                    ..Config::default()
+                },
+            ),
+            (
+                "queues",
+                Config {
+                    queues: 9,
+                    ..Config::default()
+                },
+            ),
+            (
+                "task_data_limit",
+                Config {
+                    task_data_limit: 8,
+                    ..Config::default()
+                },
+            ),
+            (
+                "watchdog",
+                Config {
+                    watchdog: Duration::ZERO,
+                    ..Config::default()
+                },
+            ),
+        ];
+        for (field, config) in cases {
+            match config.validate() {
+                Err(Error::InvalidConfig { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: expected InvalidConfig, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn queues_zero_message() {
+        let e = Config {
+            queues: 0,
+            ..Config::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e,
+            Error::InvalidConfig {
+                field: "queues",
+                value: "0".into(),
+                expected: "1..=8"
+            }
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Task records of the CPU executor and the per-worker arenas they live in.
+//!
+//! A record is a [`Header`] followed by the frame: `stride` bytes (from the probe), 16-aligned,
+//! at offset [`HEADER_BYTES`]. The record size is rounded up to a 64-byte cache line so that
+//! two records never share a line (workers on different threads touch neighbouring records).
+//!
+//! # Ownership of a record
+//!
+//! - Created by `spawn_raw` on the spawning worker, written there, and *published* (pushed on a
+//!   deque) only after the spawning step returned.
+//! - Run by exactly one worker at a time: the one that popped or stole it, or the one whose
+//!   decrement of `pending` reached zero (that worker re-enqueues it).
+//! - Freed by the worker that finishes it (see `worker.rs`), into that worker's free list.
+//!
+//! # Arenas
+//!
+//! Each worker allocates from its own [`Arena`]: its free list first, then a bump pointer over
+//! chunks. A record freed on another worker goes to *that* worker's free list. At the end of a
+//! run (completed or aborted) every arena is [`Arena::reset`]: the free list is forgotten and
+//! the bump pointer starts over, so an aborted run leaks nothing. Chunks are kept for the next
+//! run and freed when the executor is dropped.
+
+use core::ptr::NonNull;
+use core::sync::atomic::AtomicU32;
+use std::alloc::Layout;
+
+use gtap_device::task::KindId;
+
+/// `Header::state` of a task that returned `Done` while detached children still run: it is
+/// kept alive until they finish and then finishes itself (tells its parent).
+pub(crate) const ZOMBIE: u32 = u32::MAX;
+
+/// The scheduler's part of a task record.
+#[repr(C, align(16))]
+pub(crate) struct Header {
+    /// The task's kind, for `Program::dispatch`.
+    pub(crate) kind: KindId,
+    /// Resume state: 0 on first entry, the `resume_state` of the last `wait`, or [`ZOMBIE`].
+    pub(crate) state: u32,
+    /// The EPAQ queue of the task's next step (validated; the CPU executor keeps one deque per
+    /// worker and does not order by it).
+    pub(crate) queue: u32,
+    /// Children not finished yet (each counts once its whole subtree is done). Set before the
+    /// children are published; decremented by each finishing child.
+    pub(crate) pending: AtomicU32,
+    /// The parent's record; null for the root.
+    pub(crate) parent: *mut Header,
+    /// Where the task's result goes; null when discarded.
+    pub(crate) result_dst: *mut u8,
+}
+
+/// Where the frame starts in a record.
+pub(crate) const HEADER_BYTES: usize = size_of::<Header>();
+const _: () = assert!(
+    HEADER_BYTES.is_multiple_of(16),
+    "frames must stay 16-aligned"
+);
+
+/// Records are padded to a cache line (64 bytes on x86-64 and most aarch64 cores).
+const RECORD_ALIGN: usize = 64;
+
+/// The size of a record whose frames have `stride` bytes.
+pub(crate) fn record_bytes(stride: usize) -> usize {
+    (HEADER_BYTES + stride).next_multiple_of(RECORD_ALIGN)
+}
+
+/// A pointer to a live record, as kept on the deques.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TaskPtr(pub(crate) NonNull<Header>);
+
+// SAFETY: a record is handed between workers through the deques, which synchronise; only the
+// worker that holds the `TaskPtr` it popped touches the record's non-atomic fields.
+unsafe impl Send for TaskPtr {}
+
+impl TaskPtr {
+    /// The record's header.
+    pub(crate) fn header(self) -> *mut Header {
+        self.0.as_ptr()
+    }
+
+    /// The record's frame, 16-aligned, `stride` bytes.
+    pub(crate) fn frame(self) -> *mut u8 {
+        // SAFETY: every record is `record_bytes(stride)` bytes, so the frame offset stays
+        // inside it.
+        unsafe { self.0.as_ptr().cast::<u8>().add(HEADER_BYTES) }
+    }
+}
+
+/// One chunk of an arena.
+struct Chunk {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+/// Smallest chunk, in bytes.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// A worker's record allocator (see the module docs).
+pub(crate) struct Arena {
+    chunks: Vec<Chunk>,
+    /// The chunk the bump pointer is in.
+    current: usize,
+    /// Offset of the next unused record in `chunks[current]`.
+    bump: usize,
+    /// Record size of this run.
+    record: usize,
+    free: Vec<NonNull<Header>>,
+    /// Records handed out this run (counting reuse).
+    pub(crate) allocated: u64,
+}
+
+// SAFETY: the arena uniquely owns its chunks; its pointers are only dereferenced by workers
+// that own the records (see the module docs).
+unsafe impl Send for Arena {}
+
+impl Arena {
+    pub(crate) fn new() -> Self {
+        Self {
+            chunks: Vec::new(),
+            current: 0,
+            bump: 0,
+            record: record_bytes(0),
+            free: Vec::new(),
+            allocated: 0,
+        }
+    }
+
+    /// Forgets every record and sets the record size for the next run.
+    pub(crate) fn reset(&mut self, record: usize) {
+        debug_assert!(record.is_multiple_of(RECORD_ALIGN));
+        self.free.clear();
+        self.current = 0;
+        self.bump = 0;
+        self.record = record;
+        self.allocated = 0;
+    }
+
+    /// An uninitialised record of this run's size, 64-aligned.
+    pub(crate) fn alloc(&mut self) -> NonNull<Header> {
+        self.allocated += 1;
+        if let Some(ptr) = self.free.pop() {
+            return ptr;
+        }
+        loop {
+            if let Some(chunk) = self.chunks.get(self.current) {
+                if self.bump + self.record <= chunk.layout.size() {
+                    // SAFETY: the record lies inside the chunk (checked just above).
+                    let ptr = unsafe { chunk.ptr.as_ptr().add(self.bump) };
+                    self.bump += self.record;
+                    // SAFETY: derived from a non-null chunk pointer by an in-bounds offset.
+                    return unsafe { NonNull::new_unchecked(ptr.cast::<Header>()) };
+                }
+                self.current += 1;
+                self.bump = 0;
+                continue;
+            }
+            self.grow();
+        }
+    }
+
+    /// Returns a record of this run to the free list.
+    pub(crate) fn free(&mut self, ptr: NonNull<Header>) {
+        self.free.push(ptr);
+    }
+
+    fn grow(&mut self) {
+        let bytes = CHUNK_BYTES.max(self.record);
+        let layout = Layout::from_size_align(bytes, RECORD_ALIGN).expect("chunk layout");
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = NonNull::new(ptr) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        self.chunks.push(Chunk { ptr, layout });
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        for chunk in &self.chunks {
+            // SAFETY: allocated in `grow` with exactly this layout, freed once.
+            unsafe { std::alloc::dealloc(chunk.ptr.as_ptr(), chunk.layout) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_disjoint_aligned_and_reused() {
+        let mut arena = Arena::new();
+        arena.reset(record_bytes(48));
+        let rec = record_bytes(48);
+        let mut seen: Vec<usize> = (0..10_000)
+            .map(|_| arena.alloc().as_ptr() as usize)
+            .collect();
+        assert!(seen.iter().all(|p| p % 64 == 0));
+        seen.sort_unstable();
+        assert!(seen.windows(2).all(|w| w[1] - w[0] >= rec));
+        let a = arena.alloc();
+        arena.free(a);
+        assert_eq!(arena.alloc(), a);
+        let chunks = arena.chunks.len();
+        arena.reset(rec);
+        for _ in 0..10_001 {
+            arena.alloc();
+        }
+        assert_eq!(
+            arena.chunks.len(),
+            chunks,
+            "a reset arena reuses its chunks"
+        );
+    }
+}

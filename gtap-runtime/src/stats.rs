@@ -1,0 +1,31 @@
+//! What the last run did: [`RunStats`], from [`Runtime::last_stats`](crate::Runtime::last_stats).
+
+use std::time::Duration;
+
+/// Counters and timings of one run. Counters a backend does not track stay 0.
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// `"cpu"` or `"gpu"`.
+    pub backend: &'static str,
+    /// CPU worker threads, or GPU workers (warps or blocks).
+    pub workers: usize,
+    /// Tasks created, the root included.
+    pub tasks: u64,
+    /// Calls of a step function (a task that suspends `k` times takes `k + 1`).
+    pub steps: u64,
+    /// Successful steal operations (a batch counts once).
+    pub steals: u64,
+    /// Wall time of the whole run, host bookkeeping included.
+    pub elapsed: Duration,
+    /// GPU: time between the kernel's start and end events; `None` on the CPU.
+    pub kernel_time: Option<Duration>,
+}
+
+impl RunStats {
+    /// [`RunStats::kernel_time`] in milliseconds.
+    #[must_use]
+    pub fn kernel_ms(&self) -> Option<f64> {
+        self.kernel_time.map(|t| t.as_secs_f64() * 1e3)
+    }
+}
