@@ -2,14 +2,16 @@
 //!
 //! # Protocol
 //!
-//! Each worker pops from its own LIFO deque, else steals a batch from a random victim, else
-//! backs off. Running a task calls `P::dispatch` once (one *step*), under `catch_unwind`; what
-//! happens next depends on the step's result:
+//! Each worker runs the task its last step left it (`next`: the step's first child, or the
+//! parent its last finish resumed) without a trip through the deque; else pops from its own
+//! LIFO deque; else steals a batch from a random victim; else backs off. Running a task calls
+//! `P::dispatch` once (one *step*), under `catch_unwind`; what happens next depends on the
+//! step's result:
 //!
 //! - `Suspended`: the step called `wait` with children outstanding, which saved the resume
 //!   state. The worker sets `pending` to the number of children spawned in this step and then
-//!   publishes them (pushes them on its deque). Children are never visible before the count is
-//!   set, so a child cannot finish against a stale counter.
+//!   publishes them (keeps the first as `next`, pushes the others on its deque). Children are
+//!   never visible before the count is set, so a child cannot finish against a stale counter.
 //! - `Done` with no children in this step: the task *finishes* (below).
 //! - `Done` with children (detached ones, spawned after the last `taskwait!`): the task becomes
 //!   a zombie (`state = ZOMBIE`), `pending` is set and the children published as above; the
@@ -19,8 +21,8 @@
 //!   the run, so nothing leaks and the executor is ready for the next run.
 //!
 //! *Finishing* a task frees its record and decrements its parent's `pending`. The worker whose
-//! decrement reaches zero owns the parent: a suspended parent is pushed on its deque to resume,
-//! a zombie parent finishes in turn (a loop up the tree, no recursion). The root has no parent;
+//! decrement reaches zero owns the parent: a suspended parent becomes its `next` task, a
+//! zombie parent finishes in turn (a loop up the tree, no recursion). The root has no parent;
 //! when it finishes the whole tree has (a join waits for whole subtrees), so the run is over
 //! without any global task counter.
 //!
@@ -156,9 +158,12 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
     };
     let mut idle = Idle::new();
     let (mut steps, mut steals) = (0u64, 0u64);
+    // The task to run next without a trip through the deque: the first child of the last
+    // step, or the parent that the last finish resumed.
+    let mut next: Option<TaskPtr> = None;
     while !run.over() {
         // Own deque first (LIFO: the most recent child, depth first, as in Cilk).
-        let task = match deque.pop() {
+        let task = match next.take().or_else(|| deque.pop()) {
             Some(task) => Some(task),
             None => match steal(run, index, deque, rng) {
                 Steal::Success(task) => {
@@ -174,7 +179,7 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
             Some(task) => {
                 idle.reset();
                 steps += 1;
-                execute::<P>(run, &mut ctx, deque, task);
+                next = execute::<P>(run, &mut ctx, deque, task);
             }
             None => idle.snooze(),
         }
@@ -214,13 +219,14 @@ fn steal(run: &Run<'_>, index: usize, deque: &Worker<TaskPtr>, rng: &mut u64) ->
     outcome
 }
 
-/// Runs one step of `task` and does what its result asks for (see the module docs).
+/// Runs one step of `task` and does what its result asks for (see the module docs); returns
+/// the task this worker should run next, if its step made one ready.
 fn execute<P: Program>(
     run: &Run<'_>,
     ctx: &mut WorkerCtx<'_, P>,
     deque: &Worker<TaskPtr>,
     task: TaskPtr,
-) {
+) -> Option<TaskPtr> {
     let header = task.header();
     ctx.cur = task;
     ctx.spawned.clear();
@@ -236,30 +242,35 @@ fn execute<P: Program>(
         Ok(step) => step,
         Err(payload) => {
             let message = panic_message(&*payload);
-            return run.fail(Error::TaskPanicked {
+            run.fail(Error::TaskPanicked {
                 task: P::name_of(kind),
                 message,
             });
+            return None;
         }
     };
     if let Some(error) = ctx.error.take() {
-        return run.fail(error);
+        run.fail(error);
+        return None;
     }
     let children = ctx.spawned.len() as u32;
     match step {
-        Step::Suspended if children == 0 => run.fail(Error::Protocol {
-            task: P::name_of(kind),
-            detail: "it suspended with no children to wait for",
-        }),
+        Step::Suspended if children == 0 => {
+            run.fail(Error::Protocol {
+                task: P::name_of(kind),
+                detail: "it suspended with no children to wait for",
+            });
+            None
+        }
         Step::Suspended => {
             // `wait` saved the resume state; join the children of this step.
             // SAFETY: this worker owns the record until the children are published below.
-            // Ordering: Relaxed; the children's decrements come after the deque push (a
-            // release) that publishes them, so they see this store.
+            // Ordering: Relaxed; the children's decrements come after their publication (a
+            // deque push, a release; or program order for `next`), so they see this store.
             unsafe { (*header).pending.store(children, Ordering::Relaxed) };
-            publish(deque, &ctx.spawned);
+            publish(deque, &ctx.spawned)
         }
-        Step::Done if children == 0 => finish(run, ctx.arena, deque, task),
+        Step::Done if children == 0 => finish(run, ctx.arena, task),
         Step::Done => {
             // Detached children: stay alive until they finish, then finish (see `finish`).
             // SAFETY: as above.
@@ -268,25 +279,32 @@ fn execute<P: Program>(
                 // Ordering: Relaxed; as for `Suspended`.
                 (*header).pending.store(children, Ordering::Relaxed);
             }
-            publish(deque, &ctx.spawned);
+            publish(deque, &ctx.spawned)
         }
-        Step::Aborted => run.fail(Error::Protocol {
-            task: P::name_of(kind),
-            detail: "it aborted without recording a cause",
-        }),
+        Step::Aborted => {
+            run.fail(Error::Protocol {
+                task: P::name_of(kind),
+                detail: "it aborted without recording a cause",
+            });
+            None
+        }
     }
 }
 
-/// Pushes the children of a step, last first, so that the first child runs next here and
-/// thieves take the later ones.
-fn publish(deque: &Worker<TaskPtr>, children: &[TaskPtr]) {
-    for &child in children.iter().rev() {
+/// Publishes the children of a step: the first is returned, for this worker to run next
+/// (depth first, as a sequential run would); the others are pushed last first, so that this
+/// worker pops them in spawn order and thieves take the later ones.
+fn publish(deque: &Worker<TaskPtr>, children: &[TaskPtr]) -> Option<TaskPtr> {
+    let (&first, rest) = children.split_first()?;
+    for &child in rest.iter().rev() {
         deque.push(child);
     }
+    Some(first)
 }
 
-/// Finishes `task`: frees it and tells its parent, up the tree through zombies.
-fn finish(run: &Run<'_>, arena: &mut Arena, deque: &Worker<TaskPtr>, task: TaskPtr) {
+/// Finishes `task`: frees it and tells its parent, up the tree through zombies. Returns the
+/// parent when this was its last child and it waits to resume: this worker runs it next.
+fn finish(run: &Run<'_>, arena: &mut Arena, task: TaskPtr) -> Option<TaskPtr> {
     let mut task = task;
     loop {
         // SAFETY: this worker owns `task` (it ran it, or its decrement reached zero).
@@ -296,7 +314,7 @@ fn finish(run: &Run<'_>, arena: &mut Arena, deque: &Worker<TaskPtr>, task: TaskP
             // The root: the whole tree is done.
             // Ordering: Release; pairs with the Acquire in `over` / `done`.
             run.status.store(DONE, Ordering::Release);
-            return;
+            return None;
         };
         // SAFETY: a parent outlives its children: it is suspended or a zombie until `pending`
         // reaches zero, and only the decrement that reaches zero takes it over.
@@ -307,16 +325,14 @@ fn finish(run: &Run<'_>, arena: &mut Arena, deque: &Worker<TaskPtr>, task: TaskP
             .fetch_sub(1, Ordering::AcqRel)
             == 1;
         if !last {
-            return;
+            return None;
         }
         // SAFETY: the decrement to zero made this worker the owner of the parent; its state
         // was written before this child was published.
-        if unsafe { parent.as_ref() }.state == ZOMBIE {
-            task = TaskPtr(parent);
-        } else {
-            deque.push(TaskPtr(parent));
-            return;
+        if unsafe { parent.as_ref() }.state != ZOMBIE {
+            return Some(TaskPtr(parent));
         }
+        task = TaskPtr(parent);
     }
 }
 
