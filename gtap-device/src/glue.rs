@@ -117,3 +117,101 @@ queue_index!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 pub fn queue<Q: QueueIndex>(q: Q) -> u32 {
     q.to_queue()
 }
+
+// ---- Helpers for the code `#[gtap::function]` generates (gtap-macros). ----
+
+pub use crate::task::{kind_id, kind_of};
+use crate::task::{KindId, Step};
+
+/// Checks that a `task!` callee is a task function. Generated before each spawn so that a
+/// plain function in `task!` is reported by [`TaskFn`]'s message first.
+#[inline(always)]
+pub const fn task_fn<T: TaskFn>(_f: &T) {}
+
+/// What a step returns for a resume state it does not know (a corrupted task record): the
+/// scheduler is told through [`Context::unknown_kind`] and aborts the run.
+#[inline(always)]
+pub fn invalid_state<C: Context>(ctx: &mut C) -> Step {
+    ctx.unknown_kind(KindId::MAX)
+}
+
+/// The running task's result destination, typed: `return e` in a task function becomes
+/// `return __gtap_result.finish(e)`.
+pub struct ResultSlot<R> {
+    dst: *mut R,
+}
+
+impl<R> Clone for ResultSlot<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for ResultSlot<R> {}
+
+impl<R: Copy> ResultSlot<R> {
+    /// Wraps `ctx.result_dst()`.
+    ///
+    /// # Safety
+    ///
+    /// `dst` is the running task's `result_dst()`: null, or valid for a write of `R` (the
+    /// task's output type) until the task finishes.
+    #[inline(always)]
+    #[must_use]
+    pub unsafe fn new(dst: *mut u8) -> Self {
+        ResultSlot { dst: dst.cast() }
+    }
+
+    /// Writes the result (unless it is discarded) and returns [`Step::Done`].
+    #[inline(always)]
+    pub fn finish(self, value: R) -> Step {
+        // SAFETY: `new`'s contract: null or valid for a write of `R`.
+        unsafe { write_result(self.dst, value) };
+        Step::Done
+    }
+}
+
+/// A [`Context`] for the layout probe only: [`probe_layout`] runs a task function's step
+/// with it, which instantiates the step (and its compile-time size check) and reports the
+/// task-data struct's layout.
+pub struct LayoutProbe {
+    size: usize,
+    align: usize,
+}
+
+// SAFETY: with `PROBE = true` a generated step only calls `report_layout` and returns; the
+// other methods are never reached and return values that stop a step that did reach them.
+unsafe impl Context for LayoutProbe {
+    const PROBE: bool = true;
+    fn state(&self) -> u32 {
+        0
+    }
+    fn frame(&self) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    fn result_dst(&self) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    unsafe fn spawn_raw(&mut self, _: KindId, _: u32, _: *mut u8) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    fn wait(&mut self, _: u32, _: u32) -> bool {
+        false
+    }
+    fn report_layout(&mut self, size: usize, align: usize) {
+        self.size = size;
+        self.align = align;
+    }
+    fn unknown_kind(&mut self, _: KindId) -> Step {
+        Step::Aborted
+    }
+}
+
+/// The (size, alignment) of the task-data struct of task function `f`. Instantiating it
+/// (building a program that calls it) also evaluates the `max_frame_bytes` check.
+#[must_use]
+pub fn probe_layout<T: TaskFn>(_f: &T) -> (usize, usize) {
+    let mut probe = LayoutProbe { size: 0, align: 1 };
+    // SAFETY: a probe pass touches no frame (the `Context::PROBE` protocol).
+    let _ = unsafe { T::step(&mut probe) };
+    (probe.size, probe.align)
+}

@@ -1,0 +1,679 @@
+//! Scope resolution and the control-flow graph of a structured body.
+//!
+//! Every binding (parameter, `let`, match arm, `if let`/`while let`, `for` pattern, spawn
+//! target) gets a fresh [`LocalId`]; a name resolves to the innermost binding in scope, which
+//! handles shadowing without renaming. Statements become [`Node`]s of a graph whose edges mirror
+//! Rust's control flow: `if`/`match` branch and join, `loop`/`while`/`for` get a header and an
+//! exit, labelled and unlabelled `break`/`continue` jump to them, `return` (also inside an
+//! expression, and `?`) goes to an exit node. Expressions without markers are leaves: every name
+//! in them is a use (a conservative, field-insensitive reading: `x.f = 1` and `*x = 1` use `x`,
+//! and names in foreign macros such as `assert!` are uses), and only `x = e` defines `x`.
+//!
+//! For each `taskwait!()` the builder also records the *path* to it (statement index and the
+//! child taken at each enclosing block) and the locals declared so far at each level: the
+//! lowering rebuilds the resume code from exactly these.
+//!
+//! Refs: rustc `rustc_mir_build` (lowering of `for`/`while`), `rustc_mir_dataflow` (def/use).
+
+use crate::{
+    diag::Ctxt,
+    markers::{Marker, Target},
+    structure::placeholder_id,
+    tokens::scan_idents,
+};
+use proc_macro2::{Ident, Span};
+use quote::ToTokens;
+use syn::{visit::Visit, Block, Expr, Pat, Stmt};
+
+/// A binding of the function, numbered in source order.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+pub(crate) struct LocalId(pub(crate) usize);
+
+/// A node of the graph.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct NodeId(pub(crate) usize);
+
+/// What the lowering and the diagnostics need to know about a binding.
+pub(crate) struct LocalDecl {
+    /// Its name, with the span of the binding site.
+    pub(crate) ident: Ident,
+    /// `mut` binding.
+    pub(crate) mutable: bool,
+    /// Parameter index, for parameters.
+    pub(crate) param: Option<usize>,
+    /// Where it takes a borrow (`ref x`, `let x = &..`), if it does.
+    pub(crate) borrow: Option<Span>,
+    /// The `task!` that writes it, for messages.
+    pub(crate) spawn_span: Option<Span>,
+}
+
+/// What a node does besides its uses and defs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum NodeKind {
+    /// Evaluates expressions.
+    Eval,
+    /// `task!` marker `marker`; its result (if captured) goes to `target`.
+    Spawn { marker: usize, target: Option<LocalId> },
+    /// `taskwait!` marker `marker`.
+    Wait { marker: usize },
+    /// Leaves the function.
+    Return,
+}
+
+/// A node: uses happen before defs.
+pub(crate) struct Node {
+    /// What it does.
+    pub(crate) kind: NodeKind,
+    /// Locals read, with the span of the reading name.
+    pub(crate) uses: Vec<(LocalId, Span)>,
+    /// Locals overwritten entirely.
+    pub(crate) defs: Vec<(LocalId, Span)>,
+    /// Locals whose scope ends here.
+    pub(crate) scope_end: Vec<LocalId>,
+    /// Successors.
+    pub(crate) succs: Vec<NodeId>,
+}
+
+/// How the path to a wait goes from a statement to the block inside it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum PathStep {
+    /// The statement is the wait itself.
+    Wait,
+    /// A block statement (`{}`, `unsafe {}`, labelled block): its block.
+    Block,
+    /// An `if`: the then-branch.
+    Then,
+    /// An `if`: the else-branch (a block).
+    Else,
+    /// A `match`: the body block of arm `n`.
+    Arm(usize),
+    /// A `loop`/`while`/`for`: the body.
+    LoopBody,
+}
+
+/// A `taskwait!()` and where it sits.
+pub(crate) struct WaitPoint {
+    /// Its marker number.
+    pub(crate) marker: usize,
+    /// Its node.
+    pub(crate) node: NodeId,
+    /// `(statement index, step)` per enclosing block, outermost (the body) first; the last
+    /// entry is the wait statement, with [`PathStep::Wait`].
+    pub(crate) path: Vec<(usize, PathStep)>,
+    /// Locals declared before the wait, per level: `[0]` the parameters, `[i]` the block at
+    /// `path[i - 1]`, in declaration order.
+    pub(crate) visible: Vec<Vec<LocalId>>,
+}
+
+/// The graph of one function.
+pub(crate) struct Body {
+    /// All bindings.
+    pub(crate) locals: Vec<LocalDecl>,
+    /// All nodes; `NodeId(0)` is the entry.
+    pub(crate) nodes: Vec<Node>,
+    /// The waits, in source order; the resume state of `waits[i]` is `i + 1`.
+    pub(crate) waits: Vec<WaitPoint>,
+    /// The local a spawn marker writes, by marker number.
+    pub(crate) spawn_target: Vec<Option<LocalId>>,
+}
+
+struct LoopCtx {
+    label: Option<String>,
+    cont: Option<NodeId>,
+    brk: NodeId,
+}
+
+struct Builder<'a> {
+    cx: &'a mut Ctxt,
+    markers: &'a [Marker],
+    body: Body,
+    cur: Option<NodeId>,
+    scopes: Vec<Vec<LocalId>>,
+    path: Vec<(usize, PathStep)>,
+    loops: Vec<LoopCtx>,
+}
+
+/// Builds the graph of `block`, whose parameters are `params` (name, `mut`).
+pub(crate) fn build(
+    cx: &mut Ctxt,
+    markers: &[Marker],
+    params: &[(Ident, bool)],
+    block: &Block,
+) -> Body {
+    let mut b = Builder {
+        cx,
+        markers,
+        body: Body {
+            locals: Vec::new(),
+            nodes: Vec::new(),
+            waits: Vec::new(),
+            spawn_target: vec![None; markers.len()],
+        },
+        cur: None,
+        scopes: vec![Vec::new()],
+        path: Vec::new(),
+        loops: Vec::new(),
+    };
+    let entry = b.new_node(NodeKind::Eval);
+    b.cur = Some(entry);
+    let mut defs = Vec::new();
+    for (i, (ident, mutable)) in params.iter().enumerate() {
+        let id = b.declare(ident.clone(), *mutable, None);
+        b.body.locals[id.0].param = Some(i);
+        defs.push((id, ident.span()));
+    }
+    b.body.nodes[entry.0].defs = defs;
+    b.block(block, |_| {});
+    let ret = b.new_node(NodeKind::Return);
+    if let Some(c) = b.cur {
+        b.link(c, ret);
+    }
+    b.body
+}
+
+impl Builder<'_> {
+    fn new_node(&mut self, kind: NodeKind) -> NodeId {
+        self.body.nodes.push(Node {
+            kind,
+            uses: Vec::new(),
+            defs: Vec::new(),
+            scope_end: Vec::new(),
+            succs: Vec::new(),
+        });
+        NodeId(self.body.nodes.len() - 1)
+    }
+
+    fn link(&mut self, from: NodeId, to: NodeId) {
+        self.body.nodes[from.0].succs.push(to);
+    }
+
+    /// Appends a node after the current one (an unreachable one when there is none).
+    fn push(&mut self, kind: NodeKind, uses: Vec<(LocalId, Span)>) -> NodeId {
+        let n = self.new_node(kind);
+        self.body.nodes[n.0].uses = uses;
+        if let Some(c) = self.cur {
+            self.link(c, n);
+        }
+        self.cur = Some(n);
+        n
+    }
+
+    fn declare(&mut self, ident: Ident, mutable: bool, borrow: Option<Span>) -> LocalId {
+        let id = LocalId(self.body.locals.len());
+        self.body.locals.push(LocalDecl { ident, mutable, param: None, borrow, spawn_span: None });
+        if let Some(s) = self.scopes.last_mut() {
+            s.push(id);
+        }
+        id
+    }
+
+    fn resolve(&self, name: &Ident) -> Option<LocalId> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .copied()
+            .find(|id| self.body.locals[id.0].ident == *name)
+    }
+
+    fn uses_of<T: ToTokens>(&self, t: &T) -> Vec<(LocalId, Span)> {
+        let mut out = Vec::new();
+        scan_idents(t.to_token_stream(), &mut |id| {
+            if let Some(l) = self.resolve(id) {
+                out.push((l, id.span()));
+            }
+        });
+        out
+    }
+
+    /// Declares the bindings of `pat` and returns them as defs.
+    fn bind(&mut self, pat: &Pat, borrow_init: Option<Span>) -> Vec<(LocalId, Span)> {
+        let mut found = Vec::new();
+        bindings(pat, &mut found);
+        found
+            .into_iter()
+            .map(|(ident, mutable, by_ref)| {
+                let span = ident.span();
+                let id = self.declare(ident, mutable, by_ref.or(borrow_init));
+                (id, span)
+            })
+            .collect()
+    }
+
+    /// A block with its own scope; `prelude` declares bindings that belong to it (arm
+    /// patterns, `if let`/`while let` patterns).
+    fn block(&mut self, block: &Block, prelude: impl FnOnce(&mut Self)) {
+        self.scopes.push(Vec::new());
+        self.path.push((0, PathStep::Wait));
+        prelude(self);
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            if let Some(last) = self.path.last_mut() {
+                *last = (i, PathStep::Wait);
+            }
+            self.stmt(stmt);
+        }
+        self.path.pop();
+        let ended = self.scopes.pop().unwrap_or_default();
+        if self.cur.is_some() && !ended.is_empty() {
+            let n = self.push(NodeKind::Eval, Vec::new());
+            self.body.nodes[n.0].scope_end = ended;
+        }
+    }
+
+    fn set_step(&mut self, step: PathStep) {
+        if let Some(last) = self.path.last_mut() {
+            last.1 = step;
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                let mut uses = Vec::new();
+                let mut borrow = None;
+                if let Some(init) = &local.init {
+                    uses = self.uses_of(&init.expr);
+                    if let Expr::Reference(r) = &*init.expr {
+                        borrow = Some(r.and_token.span);
+                    }
+                    if let Some((_, e)) = &init.diverge {
+                        uses.extend(self.uses_of(e));
+                    }
+                }
+                let n = self.push(NodeKind::Eval, uses);
+                if let Some(init) = &local.init {
+                    self.control_edges(n, &init.expr);
+                    if let Some((_, e)) = &init.diverge {
+                        self.control_edges(n, e);
+                    }
+                }
+                let defs = self.bind(&local.pat, borrow);
+                let n = self.push(NodeKind::Eval, Vec::new());
+                self.body.nodes[n.0].defs = defs;
+            }
+            Stmt::Item(_) => {}
+            Stmt::Macro(m) => match placeholder_id(stmt) {
+                Some(id) => self.marker(id),
+                None => {
+                    let uses = self.uses_of(&m.mac.tokens);
+                    self.push(NodeKind::Eval, uses);
+                }
+            },
+            Stmt::Expr(e, _) => self.expr_stmt(e),
+        }
+    }
+
+    fn marker(&mut self, id: usize) {
+        let Some(marker) = self.markers.get(id) else { return };
+        match marker {
+            Marker::Spawn(s) => {
+                let mut uses = Vec::new();
+                if let Some(q) = &s.queue {
+                    uses.extend(self.uses_of(q));
+                }
+                for a in &s.args {
+                    uses.extend(self.uses_of(a));
+                }
+                let target = match &s.target {
+                    Target::Detached => None,
+                    Target::Let { ident, mutable } => Some(self.declare(ident.clone(), *mutable, None)),
+                    Target::Assign { ident } => match self.resolve(ident) {
+                        Some(l) => Some(l),
+                        None => {
+                            self.cx.error_spanned_by(
+                                ident,
+                                format!("`{ident}` is not a local variable of this task function"),
+                            );
+                            None
+                        }
+                    },
+                };
+                if let Some(t) = target {
+                    self.body.locals[t.0].spawn_span.get_or_insert(s.span);
+                }
+                self.body.spawn_target[id] = target;
+                self.push(NodeKind::Spawn { marker: id, target }, uses);
+            }
+            Marker::Wait(w) => {
+                let uses = w.queue.as_ref().map(|q| self.uses_of(q)).unwrap_or_default();
+                let node = self.push(NodeKind::Wait { marker: id }, uses);
+                self.body.waits.push(WaitPoint {
+                    marker: id,
+                    node,
+                    path: self.path.clone(),
+                    visible: self.scopes.clone(),
+                });
+            }
+        }
+    }
+
+    fn find_loop(&self, label: Option<&syn::Lifetime>) -> Option<&LoopCtx> {
+        self.loops.iter().rev().find(|l| match label {
+            Some(lt) => l.label.as_deref() == Some(&lt.ident.to_string()),
+            None => l.cont.is_some(),
+        })
+    }
+
+    /// Edges for `return`, `?`, `break` and `continue` inside a leaf expression.
+    fn control_edges(&mut self, from: NodeId, e: &Expr) {
+        let mut f = FindJumps::default();
+        f.visit_expr(e);
+        if f.returns {
+            let r = self.new_node(NodeKind::Return);
+            self.link(from, r);
+        }
+        for (label, is_continue) in f.jumps {
+            let target = self.find_loop(label.as_ref()).and_then(|l| {
+                if is_continue {
+                    l.cont
+                } else {
+                    Some(l.brk)
+                }
+            });
+            if let Some(t) = target {
+                self.link(from, t);
+            }
+        }
+    }
+
+    fn leaf(&mut self, e: &Expr) {
+        let uses = self.uses_of(e);
+        let n = self.push(NodeKind::Eval, uses);
+        self.control_edges(n, e);
+    }
+
+    fn join(&mut self, ends: Vec<Option<NodeId>>) {
+        let live: Vec<NodeId> = ends.into_iter().flatten().collect();
+        if live.is_empty() {
+            self.cur = None;
+            return;
+        }
+        let j = self.new_node(NodeKind::Eval);
+        for e in live {
+            self.link(e, j);
+        }
+        self.cur = Some(j);
+    }
+
+    fn loop_body(&mut self, label: Option<&syn::Label>, cont: NodeId, brk: NodeId, body: &Block, prelude: impl FnOnce(&mut Self)) {
+        self.loops.push(LoopCtx {
+            label: label.map(|l| l.name.ident.to_string()),
+            cont: Some(cont),
+            brk,
+        });
+        self.set_step(PathStep::LoopBody);
+        self.block(body, prelude);
+        if let Some(c) = self.cur {
+            self.link(c, cont);
+        }
+        self.loops.pop();
+        self.cur = Some(brk);
+    }
+
+    fn expr_stmt(&mut self, e: &Expr) {
+        match e {
+            Expr::If(i) => {
+                let (cond_uses, pat) = match &*i.cond {
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    c => (self.uses_of(c), None),
+                };
+                let c = self.push(NodeKind::Eval, cond_uses);
+                self.control_edges(c, &i.cond);
+                self.set_step(PathStep::Then);
+                self.block(&i.then_branch, |b| {
+                    if let Some(p) = pat {
+                        let defs = b.bind(p, None);
+                        let n = b.push(NodeKind::Eval, Vec::new());
+                        b.body.nodes[n.0].defs = defs;
+                    }
+                });
+                let then_end = self.cur;
+                self.cur = Some(c);
+                if let Some((_, els)) = &i.else_branch {
+                    if let Expr::Block(b) = &**els {
+                        self.set_step(PathStep::Else);
+                        self.block(&b.block, |_| {});
+                    } else {
+                        self.expr_stmt(els);
+                    }
+                }
+                let else_end = self.cur;
+                self.join(vec![then_end, else_end]);
+            }
+            Expr::Match(m) => {
+                let uses = self.uses_of(&m.expr);
+                let s = self.push(NodeKind::Eval, uses);
+                self.control_edges(s, &m.expr);
+                let mut ends = Vec::new();
+                for (k, arm) in m.arms.iter().enumerate() {
+                    self.cur = Some(s);
+                    let prelude = |b: &mut Self| {
+                        let defs = b.bind(&arm.pat, None);
+                        let n = b.push(NodeKind::Eval, Vec::new());
+                        b.body.nodes[n.0].defs = defs;
+                        if let Some((_, g)) = &arm.guard {
+                            b.leaf(g);
+                        }
+                    };
+                    match &*arm.body {
+                        Expr::Block(b) if b.label.is_none() => {
+                            self.set_step(PathStep::Arm(k));
+                            self.block(&b.block, prelude);
+                        }
+                        body => {
+                            self.scopes.push(Vec::new());
+                            prelude(self);
+                            self.expr_stmt(body);
+                            self.scopes.pop();
+                        }
+                    }
+                    ends.push(self.cur);
+                }
+                self.join(ends);
+            }
+            Expr::Loop(l) => {
+                let header = self.push(NodeKind::Eval, Vec::new());
+                let exit = self.new_node(NodeKind::Eval);
+                self.loop_body(l.label.as_ref(), header, exit, &l.body, |_| {});
+            }
+            Expr::While(w) => {
+                let (uses, pat) = match &*w.cond {
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    c => (self.uses_of(c), None),
+                };
+                let header = self.push(NodeKind::Eval, uses);
+                let exit = self.new_node(NodeKind::Eval);
+                self.link(header, exit);
+                self.loop_body(w.label.as_ref(), header, exit, &w.body, |b| {
+                    if let Some(p) = pat {
+                        let defs = b.bind(p, None);
+                        let n = b.push(NodeKind::Eval, Vec::new());
+                        b.body.nodes[n.0].defs = defs;
+                    }
+                });
+            }
+            Expr::ForLoop(f) => {
+                self.leaf(&f.expr);
+                let header = self.push(NodeKind::Eval, Vec::new());
+                let exit = self.new_node(NodeKind::Eval);
+                self.link(header, exit);
+                self.loop_body(f.label.as_ref(), header, exit, &f.body, |b| {
+                    let defs = b.bind(&f.pat, None);
+                    let n = b.push(NodeKind::Eval, Vec::new());
+                    b.body.nodes[n.0].defs = defs;
+                });
+            }
+            Expr::Block(b) => {
+                self.set_step(PathStep::Block);
+                if let Some(label) = &b.label {
+                    let exit = self.new_node(NodeKind::Eval);
+                    self.loops.push(LoopCtx {
+                        label: Some(label.name.ident.to_string()),
+                        cont: None,
+                        brk: exit,
+                    });
+                    self.block(&b.block, |_| {});
+                    if let Some(c) = self.cur {
+                        self.link(c, exit);
+                    }
+                    self.loops.pop();
+                    self.cur = Some(exit);
+                } else {
+                    self.block(&b.block, |_| {});
+                }
+            }
+            Expr::Unsafe(u) => {
+                self.set_step(PathStep::Block);
+                self.block(&u.block, |_| {});
+            }
+            Expr::Assign(a) => {
+                let target = match &*a.left {
+                    Expr::Path(p) => p.path.get_ident().and_then(|i| self.resolve(i).map(|l| (l, i.span()))),
+                    _ => None,
+                };
+                match target {
+                    Some(def) => {
+                        let uses = self.uses_of(&a.right);
+                        let n = self.push(NodeKind::Eval, uses);
+                        self.control_edges(n, &a.right);
+                        let n = self.push(NodeKind::Eval, Vec::new());
+                        self.body.nodes[n.0].defs = vec![def];
+                    }
+                    None => self.leaf(e),
+                }
+            }
+            Expr::Return(r) => {
+                let uses = r.expr.as_ref().map(|x| self.uses_of(x)).unwrap_or_default();
+                let n = self.push(NodeKind::Eval, uses);
+                if let Some(x) = &r.expr {
+                    self.control_edges(n, x);
+                }
+                let ret = self.push(NodeKind::Return, Vec::new());
+                let _ = ret;
+                self.cur = None;
+            }
+            Expr::Break(b) => {
+                let uses = b.expr.as_ref().map(|x| self.uses_of(x)).unwrap_or_default();
+                let n = self.push(NodeKind::Eval, uses);
+                let target = self.find_loop(b.label.as_ref()).map(|l| l.brk);
+                if let Some(t) = target {
+                    self.link(n, t);
+                }
+                self.cur = None;
+            }
+            Expr::Continue(c) => {
+                let n = self.push(NodeKind::Eval, Vec::new());
+                let target = self.find_loop(c.label.as_ref()).and_then(|l| l.cont);
+                if let Some(t) = target {
+                    self.link(n, t);
+                }
+                self.cur = None;
+            }
+            Expr::Paren(p) => self.expr_stmt(&p.expr),
+            _ => self.leaf(e),
+        }
+    }
+}
+
+/// The bindings of a pattern: (name, `mut`, where it borrows for `ref` bindings).
+///
+/// An identifier pattern that starts with an uppercase letter is taken for a constant or a
+/// unit variant (`None`), as rustc's lint convention has it.
+fn bindings(pat: &Pat, out: &mut Vec<(Ident, bool, Option<Span>)>) {
+    match pat {
+        Pat::Ident(pi) => {
+            let upper = pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
+            if !(upper && pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none()) {
+                out.push((pi.ident.clone(), pi.mutability.is_some(), pi.by_ref.map(|r| r.span)));
+            }
+            if let Some((_, sub)) = &pi.subpat {
+                bindings(sub, out);
+            }
+        }
+        Pat::Or(o) => {
+            if let Some(first) = o.cases.first() {
+                bindings(first, out);
+            }
+        }
+        Pat::Paren(p) => bindings(&p.pat, out),
+        Pat::Reference(r) => bindings(&r.pat, out),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| bindings(p, out)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| bindings(&f.pat, out)),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| bindings(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bindings(p, out)),
+        Pat::Type(t) => bindings(&t.pat, out),
+        _ => {}
+    }
+}
+
+/// Finds `return`, `?`, and `break`/`continue` that leave a leaf expression (closures, async
+/// blocks and nested items are not entered; jumps to loops inside the expression are skipped).
+#[derive(Default)]
+struct FindJumps {
+    returns: bool,
+    /// (label, is_continue)
+    jumps: Vec<(Option<syn::Lifetime>, bool)>,
+    inner_loops: usize,
+    inner_labels: Vec<String>,
+}
+
+impl FindJumps {
+    fn jump(&mut self, label: Option<&syn::Lifetime>, is_continue: bool) {
+        match label {
+            Some(l) if self.inner_labels.contains(&l.ident.to_string()) => {}
+            None if self.inner_loops > 0 => {}
+            _ => self.jumps.push((label.cloned(), is_continue)),
+        }
+    }
+
+    fn enter_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
+        self.inner_loops += 1;
+        if let Some(l) = label {
+            self.inner_labels.push(l.name.ident.to_string());
+        }
+        f(self);
+        if label.is_some() {
+            self.inner_labels.pop();
+        }
+        self.inner_loops -= 1;
+    }
+}
+
+impl<'ast> Visit<'ast> for FindJumps {
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        self.returns = true;
+        syn::visit::visit_expr_return(self, r);
+    }
+    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
+        self.returns = true;
+        syn::visit::visit_expr_try(self, t);
+    }
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        self.jump(b.label.as_ref(), false);
+        syn::visit::visit_expr_break(self, b);
+    }
+    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+        self.jump(c.label.as_ref(), true);
+    }
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        self.enter_loop(l.label.as_ref(), |s| syn::visit::visit_expr_loop(s, l));
+    }
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        self.enter_loop(w.label.as_ref(), |s| syn::visit::visit_expr_while(s, w));
+    }
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.enter_loop(f.label.as_ref(), |s| syn::visit::visit_expr_for_loop(s, f));
+    }
+    fn visit_expr_block(&mut self, b: &'ast syn::ExprBlock) {
+        if let Some(l) = &b.label {
+            self.inner_labels.push(l.name.ident.to_string());
+            syn::visit::visit_expr_block(self, b);
+            self.inner_labels.pop();
+        } else {
+            syn::visit::visit_expr_block(self, b);
+        }
+    }
+}

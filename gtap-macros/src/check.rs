@@ -1,0 +1,95 @@
+//! Markers the structure pass left in the body are misplaced: this pass reports each one with
+//! the reason (inside a closure, an async block, a nested item, another macro's arguments, or
+//! in expression position), and rejects the `?` operator, which would return from the step
+//! function rather than from the task.
+//!
+//! Like async-trait's visitors, it does not lower anything inside closures, async blocks and
+//! nested items; it only looks there for markers.
+
+use crate::{
+    diag::Ctxt,
+    tokens::{find_marker, marker_kind, MarkerKind, PLACEHOLDER},
+};
+use syn::visit::{self, Visit};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Where {
+    Body,
+    Closure,
+    Async,
+    Item,
+}
+
+struct Checker<'a> {
+    cx: &'a mut Ctxt,
+    at: Where,
+}
+
+/// Reports every misplaced marker and every `?` in `body`.
+pub(crate) fn check_body(cx: &mut Ctxt, body: &syn::Block) {
+    Checker { cx, at: Where::Body }.visit_block(body);
+}
+
+fn message(kind: MarkerKind, at: Where) -> String {
+    let m = kind.display();
+    match at {
+        Where::Closure => format!("{m} cannot be used inside a closure"),
+        Where::Async => format!("{m} cannot be used inside an async block"),
+        Where::Item => format!(
+            "{m} cannot be used inside a nested item: only the #[gtap::function] itself is rewritten"
+        ),
+        Where::Body => match kind {
+            MarkerKind::Task => "task!(..) must be a statement of its own: `task!(f(..));`, `let x = task!(f(..));` or `x = task!(f(..));`".to_string(),
+            MarkerKind::Wait => "taskwait!() must be a statement of its own, not part of an expression".to_string(),
+        },
+    }
+}
+
+impl Checker<'_> {
+    fn within(&mut self, at: Where, f: impl FnOnce(&mut Self)) {
+        let saved = self.at;
+        self.at = at;
+        f(self);
+        self.at = saved;
+    }
+}
+
+impl<'ast> Visit<'ast> for Checker<'_> {
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.within(Where::Closure, |s| visit::visit_expr_closure(s, c));
+    }
+
+    fn visit_expr_async(&mut self, a: &'ast syn::ExprAsync) {
+        self.within(Where::Async, |s| visit::visit_expr_async(s, a));
+    }
+
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        self.within(Where::Item, |s| visit::visit_item(s, i));
+    }
+
+    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
+        if self.at == Where::Body {
+            self.cx.error_spanned_by(
+                t.question_token,
+                "the `?` operator cannot be used in a #[gtap::function]: match on the value and `return` explicitly",
+            );
+        }
+        visit::visit_expr_try(self, t);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac.path.is_ident(PLACEHOLDER) {
+            return;
+        }
+        if let Some(kind) = marker_kind(&mac.path) {
+            self.cx.error_spanned_by(mac, message(kind, self.at));
+        } else if let Some((kind, span)) = find_marker(mac.tokens.clone()) {
+            let msg = if self.at == Where::Body {
+                format!("{} cannot be used inside the arguments of another macro", kind.display())
+            } else {
+                message(kind, self.at)
+            };
+            self.cx.error_at(span, msg);
+        }
+    }
+}

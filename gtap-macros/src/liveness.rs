@@ -1,0 +1,299 @@
+//! Data flow over the graph of [`crate::cfg`]: which task results are pending, and which locals
+//! are live across each `taskwait!()`.
+//!
+//! 1. **Pending results** (forward, may and must): a `task!` into `x` makes `x` pending; a
+//!    `taskwait!()` joins every pending result. Reading or assigning a possibly-pending `x`,
+//!    spawning into it again, or leaving its scope or the function while it may be pending are
+//!    errors.
+//! 2. **Liveness** (backward gen/kill): `live_in = uses ∪ (live_out − defs)`, where a
+//!    `taskwait!()` defines the results that are surely pending there (they are written by the
+//!    children and read back from the task-data struct). The set saved across wait `w` is
+//!    `live_out(w)` minus those results; the set restored after it is `live_out(w)`.
+//!
+//! # Convergence
+//!
+//! Both analyses are monotone over finite lattices (bitsets over the locals; pending: `may`
+//! only grows and `must` only shrinks from "all"), so the round-robin iteration terminates.
+
+use crate::{
+    cfg::{Body, LocalId, NodeKind},
+    diag::Ctxt,
+};
+
+/// A set of locals.
+#[derive(Clone, PartialEq, Eq, Default, Debug)]
+pub(crate) struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    fn full(n: usize) -> Self {
+        let mut s = BitSet::default();
+        for i in 0..n {
+            s.insert(LocalId(i));
+        }
+        s
+    }
+    pub(crate) fn insert(&mut self, l: LocalId) {
+        let (w, b) = (l.0 / 64, l.0 % 64);
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << b;
+    }
+    pub(crate) fn remove(&mut self, l: LocalId) {
+        if let Some(w) = self.words.get_mut(l.0 / 64) {
+            *w &= !(1 << (l.0 % 64));
+        }
+    }
+    pub(crate) fn contains(&self, l: LocalId) -> bool {
+        self.words.get(l.0 / 64).is_some_and(|w| w & (1 << (l.0 % 64)) != 0)
+    }
+    fn union_with(&mut self, o: &BitSet) {
+        if self.words.len() < o.words.len() {
+            self.words.resize(o.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&o.words) {
+            *a |= b;
+        }
+    }
+    fn intersect_with(&mut self, o: &BitSet) {
+        for (i, a) in self.words.iter_mut().enumerate() {
+            *a &= o.words.get(i).copied().unwrap_or(0);
+        }
+    }
+    fn normalized(mut self) -> Self {
+        while self.words.last() == Some(&0) {
+            self.words.pop();
+        }
+        self
+    }
+    /// The members, ascending.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = LocalId> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, bits)| {
+            (0..64).filter(move |b| bits & (1u64 << b) != 0).map(move |b| LocalId(w * 64 + b))
+        })
+    }
+}
+
+/// The result of the analyses, per wait (in [`Body::waits`] order).
+pub(crate) struct LivenessInfo {
+    /// Locals live right after each wait: restored when it resumes.
+    pub(crate) live_after: Vec<BitSet>,
+    /// Task results joined by each wait (surely pending there): not saved, read back from
+    /// their slots.
+    pub(crate) joined: Vec<BitSet>,
+}
+
+#[derive(Clone)]
+struct Pending {
+    may: BitSet,
+    must: BitSet,
+}
+
+/// Runs both analyses and reports the dataflow errors.
+pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
+    let n = body.nodes.len();
+    let nlocals = body.locals.len();
+    // ---- pending results: forward ----
+    let mut input: Vec<Option<Pending>> = vec![None; n];
+    if n > 0 {
+        input[0] = Some(Pending { may: BitSet::default(), must: BitSet::default() });
+    }
+    let transfer = |k: usize, p: &Pending| -> Pending {
+        let node = &body.nodes[k];
+        let mut out = p.clone();
+        for (d, _) in &node.defs {
+            out.may.remove(*d);
+            out.must.remove(*d);
+        }
+        for l in &node.scope_end {
+            out.may.remove(*l);
+            out.must.remove(*l);
+        }
+        match node.kind {
+            NodeKind::Spawn { target: Some(t), .. } => {
+                out.may.insert(t);
+                out.must.insert(t);
+            }
+            NodeKind::Wait { .. } => {
+                out.may = BitSet::default();
+                out.must = BitSet::default();
+            }
+            _ => {}
+        }
+        out
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in 0..n {
+            let Some(p) = input[k].clone() else { continue };
+            let out = transfer(k, &p);
+            for s in &body.nodes[k].succs {
+                let merged = match &input[s.0] {
+                    None => out.clone(),
+                    Some(old) => {
+                        let mut m = old.clone();
+                        m.may.union_with(&out.may);
+                        m.must.intersect_with(&out.must);
+                        m
+                    }
+                };
+                let merged = Pending { may: merged.may.normalized(), must: merged.must.normalized() };
+                let differs = input[s.0]
+                    .as_ref()
+                    .is_none_or(|old| old.may != merged.may || old.must != merged.must);
+                if differs {
+                    input[s.0] = Some(merged);
+                    changed = true;
+                }
+            }
+        }
+    }
+    let must_at = |k: usize| input[k].as_ref().map(|p| p.must.clone()).unwrap_or_default();
+
+    // ---- liveness: backward ----
+    let mut live_in = vec![BitSet::default(); n];
+    let live_out_of = |live_in: &[BitSet], k: usize| {
+        let mut out = BitSet::default();
+        for s in &body.nodes[k].succs {
+            out.union_with(&live_in[s.0]);
+        }
+        out
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let node = &body.nodes[k];
+            let mut l = live_out_of(&live_in, k);
+            for (d, _) in &node.defs {
+                l.remove(*d);
+            }
+            if let NodeKind::Wait { .. } = node.kind {
+                for j in must_at(k).iter() {
+                    l.remove(j);
+                }
+            }
+            for (u, _) in &node.uses {
+                l.insert(*u);
+            }
+            let l = l.normalized();
+            if l != live_in[k] {
+                live_in[k] = l;
+                changed = true;
+            }
+        }
+    }
+
+    let info = LivenessInfo {
+        live_after: body.waits.iter().map(|w| live_out_of(&live_in, w.node.0).normalized()).collect(),
+        joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
+    };
+    report(cx, body, &input, &info);
+    let _ = BitSet::full(nlocals);
+    info
+}
+
+fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &LivenessInfo) {
+    let name = |l: LocalId| body.locals[l.0].ident.to_string();
+    let mut reported = BitSet::default();
+    let mut never_joined = BitSet::default();
+    for (k, node) in body.nodes.iter().enumerate() {
+        let Some(p) = &input[k] else { continue };
+        for (u, span) in &node.uses {
+            if p.may.contains(*u) && !reported.contains(*u) {
+                reported.insert(*u);
+                cx.error_at(
+                    *span,
+                    format!(
+                        "`{}` is read before the taskwait!() that joins its task!(..): add taskwait!() before this use",
+                        name(*u)
+                    ),
+                );
+            }
+        }
+        for (d, span) in &node.defs {
+            if p.may.contains(*d) && !reported.contains(*d) {
+                reported.insert(*d);
+                cx.error_at(
+                    *span,
+                    format!(
+                        "`{}` is assigned while the task!(..) that writes it is still running: add taskwait!() before this",
+                        name(*d)
+                    ),
+                );
+            }
+        }
+        match node.kind {
+            NodeKind::Spawn { target: Some(t), .. } if p.may.contains(t) && !reported.contains(t) => {
+                reported.insert(t);
+                if let Some(span) = body.locals[t.0].spawn_span {
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` already receives the result of a running task!(..): add taskwait!() before spawning into it again",
+                            name(t)
+                        ),
+                    );
+                }
+            }
+            NodeKind::Return => never_joined.union_with(&p.may),
+            _ => {}
+        }
+        for l in &node.scope_end {
+            if p.may.contains(*l) {
+                never_joined.insert(*l);
+            }
+        }
+    }
+    for l in never_joined.iter() {
+        if reported.contains(l) {
+            continue;
+        }
+        if let Some(span) = body.locals[l.0].spawn_span {
+            cx.error_at(
+                span,
+                format!(
+                    "the result `{}` of this task!(..) is never joined: add taskwait!() before it goes out of scope, or write `task!(..);` without `let` to detach the task",
+                    name(l)
+                ),
+            );
+        }
+    }
+    // Values live across a wait: pending only on some paths, or holding a borrow.
+    let mut borrow_reported = BitSet::default();
+    for (w, wait) in body.waits.iter().enumerate() {
+        let Some(p) = &input[wait.node.0] else { continue };
+        for l in info.live_after[w].iter() {
+            if p.may.contains(l) && !p.must.contains(l) && !reported.contains(l) {
+                reported.insert(l);
+                if let Some(span) = body.locals[l.0].spawn_span {
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` receives a task!(..) result on only some paths to a taskwait!() after which it is used: spawn into it on every path, or join in the same branch",
+                            name(l)
+                        ),
+                    );
+                }
+            }
+            if info.joined[w].contains(l) {
+                continue;
+            }
+            if let Some(span) = body.locals[l.0].borrow {
+                if !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` holds a borrow and is live across a taskwait!(): values kept across a join must be `Copy` and own no borrow; copy what you need before the taskwait!()",
+                            name(l)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! Lowering: the structured body and the analyses become the step function's state machine.
+//!
+//! # States
+//!
+//! State `0` starts the task; the resume state of the `i`-th `taskwait!()` (source order) is
+//! `i + 1`. Each state's code is ordinary structured Rust:
+//!
+//! - **State 0** is the body with markers replaced: the parameters are read from `args`, a
+//!   `task!` writes its arguments into a child (its result slot is a field of the task-data
+//!   struct), a `taskwait!()` saves the locals live after it that are not joined results,
+//!   calls `Context::wait` and returns `Step::Suspended` when there are children to wait for;
+//!   otherwise it jumps to its resume state (`__gtap_state = k; continue '__gtap_dispatch;`).
+//!   Code after a wait in the same block is therefore never reached and not emitted.
+//! - **State k** resumes after wait `k - 1`. Its code is built inside-out along the path to the
+//!   wait: the statements after the wait in its block; at each enclosing level the locals live
+//!   after the wait that were declared at that level are restored first (`let x = (*frame).x;`,
+//!   so shadowing needs no renaming), then the enclosing construct is mirrored: a block or
+//!   `if`/`match` branch becomes a block, a loop becomes
+//!   `let mut __gtap_first = true; 'l: loop { if __gtap_first { __gtap_first = false; REST }
+//!   else { FULL ITERATION } }` so `break`/`continue` keep their meaning; then the rest of the
+//!   enclosing block follows.
+//!
+//! # Task-data struct
+//!
+//! `#[repr(C)] struct __gtap_frame_f<L0, ..> { args: (params..), x: L0, .. }`: `args` first
+//! (offset 0, written by the spawner), then one field per local that is saved across some wait
+//! or receives a task result, in declaration order. A parameter saved across a wait is stored
+//! back into its `args` element. The field types are generic and inferred by rustc from the
+//! `save`/`spawn` calls in the step function.
+
+use crate::{
+    cfg::{Body, LocalId, PathStep},
+    diag::Ctxt,
+    liveness::{BitSet, LivenessInfo},
+    markers::{Marker, Spawn, Wait},
+    parse::TaskFnDef,
+    structure::placeholder_id,
+    tokens::contains_marker,
+};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::{visit_mut::VisitMut, Block, Expr, Stmt};
+
+/// A field of the task-data struct holding a local.
+pub(crate) struct Field {
+    /// The local it holds.
+    pub(crate) local: LocalId,
+    /// The field's name (the local's name, suffixed when two locals share it).
+    pub(crate) name: Ident,
+    /// Its generic type parameter.
+    pub(crate) generic: Ident,
+}
+
+/// What codegen needs to emit the step function and the task-data struct.
+pub(crate) struct StateMachine {
+    /// Fields after `args`, in declaration order.
+    pub(crate) fields: Vec<Field>,
+    /// Whether there is any wait (then the body is a dispatch loop).
+    pub(crate) joins: bool,
+    /// The step function's code after the prologue.
+    pub(crate) body: TokenStream,
+}
+
+struct Lower<'a> {
+    def: &'a TaskFnDef,
+    markers: &'a [Marker],
+    body: &'a Body,
+    info: &'a LivenessInfo,
+    fields: Vec<Field>,
+}
+
+/// Lowers `block` (after [`crate::structure`], whose markers are `markers`).
+pub(crate) fn lower(
+    cx: &mut Ctxt,
+    def: &TaskFnDef,
+    block: &Block,
+    markers: &[Marker],
+    body: &Body,
+    info: &LivenessInfo,
+) -> StateMachine {
+    let mut block = block.clone();
+    RewriteReturn.visit_block_mut(&mut block);
+    let mut wanted = BitSet::default();
+    for live in &info.live_after {
+        for l in live.iter() {
+            wanted.insert(l);
+        }
+    }
+    for l in body.spawn_target.iter().flatten() {
+        wanted.insert(*l);
+    }
+    let mut fields: Vec<Field> = Vec::new();
+    for l in wanted.iter() {
+        let decl = &body.locals[l.0];
+        if decl.param.is_some() {
+            continue;
+        }
+        let base = decl.ident.to_string();
+        let mut name = base.clone();
+        let mut k = 1;
+        while name == "args" || fields.iter().any(|f| f.name == name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        let generic = format_ident!("L{}", fields.len());
+        fields.push(Field { local: l, name: Ident::new(&name, Span::call_site()), generic });
+    }
+    let lw = Lower { def, markers, body, info, fields };
+    let joins = !body.waits.is_empty();
+    let start = lw.start(&block);
+    let code = if joins {
+        let resumes = (0..body.waits.len()).map(|w| {
+            let state = state_lit(w);
+            let code = lw.resume(cx, &block, w);
+            quote!(#state => { #code })
+        });
+        quote! {
+            let mut __gtap_state = __gtap_ctx.state();
+            '__gtap_dispatch: loop {
+                match __gtap_state {
+                    0 => { #start }
+                    #(#resumes)*
+                    _ => return ::gtap::__private::invalid_state(__gtap_ctx),
+                }
+            }
+        }
+    } else {
+        start
+    };
+    StateMachine { fields: lw.fields, joins, body: code }
+}
+
+fn state_lit(wait: usize) -> syn::LitInt {
+    syn::LitInt::new(&format!("{}u32", wait + 1), Span::call_site())
+}
+
+/// `return e` → `return __gtap_result.finish(e)`, outside closures, async blocks and items.
+struct RewriteReturn;
+
+impl VisitMut for RewriteReturn {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::Return(r) => {
+                if let Some(x) = &mut r.expr {
+                    self.visit_expr_mut(x);
+                }
+                let value = r.expr.take().map_or_else(|| quote!(()), |x| x.to_token_stream());
+                let span = r.return_token.span;
+                let finish = quote_spanned!(span=> __gtap_result.finish(#value));
+                r.expr = Some(Box::new(Expr::Verbatim(finish)));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Lower<'_> {
+    fn field(&self, l: LocalId) -> Option<&Field> {
+        self.fields.iter().find(|f| f.local == l)
+    }
+
+    /// The place of local `l` in the task-data struct.
+    fn place(&self, l: LocalId) -> TokenStream {
+        if let Some(i) = self.body.locals[l.0].param {
+            let i = syn::Index::from(i);
+            return quote!((*__gtap_frame).args.#i);
+        }
+        match self.field(l) {
+            Some(f) => {
+                let name = &f.name;
+                quote!((*__gtap_frame).#name)
+            }
+            None => quote!(()),
+        }
+    }
+
+    fn unit_end(&self) -> TokenStream {
+        if self.def.output.is_none() {
+            quote!(return __gtap_result.finish(());)
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    fn start(&self, block: &Block) -> TokenStream {
+        let pats = self.def.params.iter().map(|p| {
+            let m = p.mutable.then(|| quote!(mut));
+            let id = &p.ident;
+            quote!(#m #id)
+        });
+        let code = self.stmts(&block.stmts);
+        let end = self.unit_end();
+        quote! {
+            let (#(#pats,)*) = unsafe { (*__gtap_frame).args };
+            #code
+            #end
+        }
+    }
+
+    fn resume(&self, cx: &mut Ctxt, block: &Block, w: usize) -> TokenStream {
+        let wait = &self.body.waits[w];
+        let restores = self.restores(&wait.visible[0], w);
+        let code = self.resume_level(cx, block, w, 0);
+        let end = self.unit_end();
+        quote! {
+            #restores
+            #code
+            #end
+        }
+    }
+
+    fn restores(&self, visible: &[LocalId], w: usize) -> TokenStream {
+        let live = &self.info.live_after[w];
+        let mut out = TokenStream::new();
+        for l in visible.iter().filter(|l| live.contains(**l)) {
+            let decl = &self.body.locals[l.0];
+            let m = decl.mutable.then(|| quote!(mut));
+            let id = &decl.ident;
+            let place = self.place(*l);
+            out.extend(quote!(let #m #id = unsafe { #place };));
+        }
+        out
+    }
+
+    fn resume_level(&self, cx: &mut Ctxt, block: &Block, w: usize, depth: usize) -> TokenStream {
+        let wait = &self.body.waits[w];
+        let restores = self.restores(&wait.visible[depth + 1], w);
+        let Some(&(idx, step)) = wait.path.get(depth) else { return TokenStream::new() };
+        let rest = self.stmts(block.stmts.get(idx + 1..).unwrap_or(&[]));
+        if step == PathStep::Wait {
+            return quote!(#restores #rest);
+        }
+        let Some(Stmt::Expr(e, _)) = block.stmts.get(idx) else { return TokenStream::new() };
+        let inner = match (step, e) {
+            (PathStep::Block, Expr::Block(b)) => {
+                let inner = self.resume_level(cx, &b.block, w, depth + 1);
+                let label = &b.label;
+                quote!(#label { #inner })
+            }
+            (PathStep::Block, Expr::Unsafe(u)) => {
+                let inner = self.resume_level(cx, &u.block, w, depth + 1);
+                quote!(unsafe { #inner })
+            }
+            (PathStep::Then, Expr::If(i)) => {
+                let inner = self.resume_level(cx, &i.then_branch, w, depth + 1);
+                quote!({ #inner })
+            }
+            (PathStep::Else, Expr::If(i)) => match i.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::Block(b)) => {
+                    let inner = self.resume_level(cx, &b.block, w, depth + 1);
+                    quote!({ #inner })
+                }
+                _ => TokenStream::new(),
+            },
+            (PathStep::Arm(k), Expr::Match(m)) => match m.arms.get(k).map(|a| &*a.body) {
+                Some(Expr::Block(b)) => {
+                    let inner = self.resume_level(cx, &b.block, w, depth + 1);
+                    quote!({ #inner })
+                }
+                _ => TokenStream::new(),
+            },
+            (PathStep::LoopBody, Expr::Loop(l)) => {
+                let inner = self.resume_level(cx, &l.body, w, depth + 1);
+                let full = self.stmts(&l.body.stmts);
+                resume_loop(&l.label, &inner, &full)
+            }
+            (PathStep::LoopBody, Expr::While(wh)) => {
+                let inner = self.resume_level(cx, &wh.body, w, depth + 1);
+                let body = self.stmts(&wh.body.stmts);
+                let full = match &*wh.cond {
+                    Expr::Let(l) => {
+                        let (pat, expr) = (&l.pat, &l.expr);
+                        quote!(let #pat = #expr else { break; }; #body)
+                    }
+                    c => quote!(if !(#c) { break; } #body),
+                };
+                resume_loop(&wh.label, &inner, &full)
+            }
+            _ => {
+                cx.error_spanned_by(e, "internal error in #[gtap::function]: cannot resume inside this construct");
+                TokenStream::new()
+            }
+        };
+        quote!(#restores #inner #rest)
+    }
+
+    fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for s in stmts {
+            match placeholder_id(s).and_then(|id| self.markers.get(id).map(|m| (id, m))) {
+                Some((id, Marker::Spawn(sp))) => out.extend(self.spawn(id, sp)),
+                Some((id, Marker::Wait(w))) => {
+                    out.extend(self.wait(id, w));
+                    return out;
+                }
+                None => out.extend(self.stmt(s)),
+            }
+        }
+        out
+    }
+
+    fn stmt(&self, s: &Stmt) -> TokenStream {
+        if !contains_marker(s.to_token_stream(), true) {
+            return s.to_token_stream();
+        }
+        match s {
+            Stmt::Expr(e, semi) => {
+                let e = self.construct(e);
+                quote!(#e #semi)
+            }
+            _ => s.to_token_stream(),
+        }
+    }
+
+    fn block(&self, b: &Block) -> TokenStream {
+        let code = self.stmts(&b.stmts);
+        quote!({ #code })
+    }
+
+    /// A control-flow construct that contains markers, with its blocks lowered.
+    fn construct(&self, e: &Expr) -> TokenStream {
+        match e {
+            Expr::If(i) => {
+                let cond = &i.cond;
+                let then = self.block(&i.then_branch);
+                let els = i.else_branch.as_ref().map(|(_, e)| {
+                    let e = self.construct(e);
+                    quote!(else #e)
+                });
+                quote!(if #cond #then #els)
+            }
+            Expr::Match(m) => {
+                let expr = &m.expr;
+                let arms = m.arms.iter().map(|a| {
+                    let pat = &a.pat;
+                    let guard = a.guard.as_ref().map(|(_, g)| quote!(if #g));
+                    let body = match &*a.body {
+                        Expr::Block(b) if b.label.is_none() => self.block(&b.block),
+                        other => other.to_token_stream(),
+                    };
+                    quote!(#pat #guard => #body,)
+                });
+                quote!(match #expr { #(#arms)* })
+            }
+            Expr::Loop(l) => {
+                let (label, body) = (&l.label, self.block(&l.body));
+                quote!(#label loop #body)
+            }
+            Expr::While(w) => {
+                let (label, cond, body) = (&w.label, &w.cond, self.block(&w.body));
+                quote!(#label while #cond #body)
+            }
+            Expr::ForLoop(f) => {
+                let (label, pat, expr, body) = (&f.label, &f.pat, &f.expr, self.block(&f.body));
+                quote!(#label for #pat in #expr #body)
+            }
+            Expr::Block(b) => {
+                let (label, body) = (&b.label, self.block(&b.block));
+                quote!(#label #body)
+            }
+            Expr::Unsafe(u) => {
+                let body = self.block(&u.block);
+                quote!(unsafe #body)
+            }
+            other => other.to_token_stream(),
+        }
+    }
+
+    fn queue(q: Option<&Expr>) -> TokenStream {
+        match q {
+            Some(q) => quote!(::gtap::__private::queue(#q)),
+            None => quote!(0),
+        }
+    }
+
+    fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
+        let f = &sp.func;
+        let n = sp.args.len();
+        let args = &sp.args;
+        let queue = Self::queue(sp.queue.as_ref());
+        let dst = match self.body.spawn_target.get(id).copied().flatten() {
+            Some(l) => {
+                let place = self.place(l);
+                quote!(&raw mut #place)
+            }
+            None => quote!(::gtap::__private::discard(&#f)),
+        };
+        let check = quote_spanned!(f.path.segments.last().map_or(sp.span, |s| s.ident.span())=>
+            ::gtap::__private::task_fn(&#f));
+        quote! {
+            {
+                #check;
+                let __gtap_args = (#(#args,)*);
+                let __gtap_queue = #queue;
+                if !unsafe {
+                    ::gtap::__private::spawn::<_, #n, _>(__gtap_ctx, &#f, __gtap_queue, #dst, __gtap_args)
+                } {
+                    return ::gtap::__private::Step::Aborted;
+                }
+            }
+        }
+    }
+
+    fn wait(&self, id: usize, w: &Wait) -> TokenStream {
+        let Some(wi) = self.body.waits.iter().position(|p| p.marker == id) else {
+            return TokenStream::new();
+        };
+        let state = state_lit(wi);
+        let mut saves = TokenStream::new();
+        for l in self.info.live_after[wi].iter() {
+            if self.info.joined[wi].contains(l) {
+                continue;
+            }
+            let decl = &self.body.locals[l.0];
+            if decl.param.is_some() && !decl.mutable {
+                continue;
+            }
+            let id = &decl.ident;
+            let place = self.place(l);
+            let call = quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
+            saves.extend(quote!(unsafe { #call };));
+        }
+        let queue = Self::queue(w.queue.as_ref());
+        quote! {
+            #saves
+            if __gtap_ctx.wait(#state, #queue) {
+                return ::gtap::__private::Step::Suspended;
+            }
+            __gtap_state = #state;
+            continue '__gtap_dispatch;
+        }
+    }
+}
+
+fn resume_loop(label: &Option<syn::Label>, inner: &TokenStream, full: &TokenStream) -> TokenStream {
+    quote! {
+        let mut __gtap_first = true;
+        #label loop {
+            if __gtap_first {
+                __gtap_first = false;
+                #inner
+            } else {
+                #full
+            }
+        }
+    }
+}

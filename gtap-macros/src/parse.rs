@@ -1,0 +1,168 @@
+//! The macro's input: the attribute arguments and the function, checked for the signature rules
+//! of a task function.
+//!
+//! A task function is a free, non-generic, non-async fn whose parameters are plain (optionally
+//! `mut`) identifiers of owned, `Copy + 'static` types: they are copied into the child's
+//! task-data struct at the spawn. Signature problems are reported here; the body is left to the
+//! later stages.
+
+use crate::diag::Ctxt;
+use proc_macro2::TokenStream;
+use syn::{parse::Parser, Attribute, Block, FnArg, Ident, Pat, ReturnType, Type, Visibility};
+
+/// `#[gtap::function(..)]` arguments.
+#[cfg_attr(test, derive(Debug))]
+#[derive(Default)]
+pub(crate) struct Args {
+    /// `max_frame_bytes = N`: the limit on the task-data struct.
+    pub(crate) max_frame_bytes: Option<syn::Expr>,
+}
+
+/// One parameter of the task function.
+pub(crate) struct Param {
+    /// Its name (with the user's span).
+    pub(crate) ident: Ident,
+    /// Whether it was declared `mut`.
+    pub(crate) mutable: bool,
+    /// Its type, as written.
+    pub(crate) ty: Type,
+}
+
+/// The function `#[gtap::function]` is applied to.
+pub(crate) struct TaskFnDef {
+    /// Attributes kept on the marker struct (docs, lints, cfg).
+    pub(crate) attrs: Vec<Attribute>,
+    /// Visibility of the marker.
+    pub(crate) vis: Visibility,
+    /// The function's name: also the marker's name.
+    pub(crate) ident: Ident,
+    /// Parameters in declaration order.
+    pub(crate) params: Vec<Param>,
+    /// The return type; `None` for `()`.
+    pub(crate) output: Option<Type>,
+    /// The body.
+    pub(crate) body: Block,
+    /// Whether the signature had errors (then no impls are emitted in the fallback).
+    pub(crate) signature_ok: bool,
+}
+
+/// Parses the attribute arguments: nothing, or `max_frame_bytes = <expr>`.
+pub(crate) fn parse_args(cx: &mut Ctxt, args: TokenStream) -> Args {
+    let mut out = Args::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("max_frame_bytes") {
+            out.max_frame_bytes = Some(meta.value()?.parse()?);
+            Ok(())
+        } else {
+            Err(meta.error(
+                "unknown argument: expected #[gtap::function] or #[gtap::function(max_frame_bytes = N)]",
+            ))
+        }
+    });
+    if let Err(e) = parser.parse2(args) {
+        cx.syn_error(e);
+    }
+    out
+}
+
+/// Lint and documentation attributes move to the marker struct; anything else is rejected.
+fn keep_attr(attr: &Attribute) -> bool {
+    ["doc", "allow", "warn", "deny", "expect", "cfg", "cfg_attr"]
+        .iter()
+        .any(|name| attr.path().is_ident(name))
+}
+
+/// Parses and checks the function.
+pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
+    let f: syn::ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            cx.syn_error(syn::Error::new(
+                e.span(),
+                format!("#[gtap::function] applies to a function: {e}"),
+            ));
+            return None;
+        }
+    };
+    let before = cx.has_errors();
+    let sig = &f.sig;
+    if let Some(t) = &sig.asyncness {
+        cx.error_spanned_by(t, "a task function cannot be `async`");
+    }
+    if let Some(t) = &sig.constness {
+        cx.error_spanned_by(t, "a task function cannot be `const`");
+    }
+    if let Some(t) = &sig.unsafety {
+        cx.error_spanned_by(t, "a task function cannot be `unsafe`");
+    }
+    if let Some(t) = &sig.abi {
+        cx.error_spanned_by(t, "a task function cannot have an `extern` ABI");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(&sig.generics, "a task function cannot be generic");
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, "a task function cannot be variadic");
+    }
+    let mut attrs = Vec::new();
+    for attr in &f.attrs {
+        if keep_attr(attr) {
+            attrs.push(attr.clone());
+        } else {
+            cx.error_spanned_by(attr, "unsupported attribute on a #[gtap::function]");
+        }
+    }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => {
+                cx.error_spanned_by(r, "a task function cannot take `self`: make it a free function");
+            }
+            FnArg::Typed(pt) => {
+                if let Type::Reference(r) = &*pt.ty {
+                    cx.error_spanned_by(
+                        r,
+                        "task function parameters cannot be references: pass a `gtap::Slice<T>` or a `Copy` value",
+                    );
+                }
+                match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                        params.push(Param {
+                            ident: pi.ident.clone(),
+                            mutable: pi.mutability.is_some(),
+                            ty: (*pt.ty).clone(),
+                        });
+                    }
+                    other => cx.error_spanned_by(
+                        other,
+                        "task function parameters must be plain names (`x: T` or `mut x: T`)",
+                    ),
+                }
+            }
+        }
+    }
+    let output = match &sig.output {
+        ReturnType::Default => None,
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Tuple(t) if t.elems.is_empty() => None,
+            Type::Reference(r) => {
+                cx.error_spanned_by(r, "a task function cannot return a reference");
+                None
+            }
+            Type::ImplTrait(t) => {
+                cx.error_spanned_by(t, "a task function cannot return `impl Trait`");
+                None
+            }
+            ty => Some(ty.clone()),
+        },
+    };
+    Some(TaskFnDef {
+        attrs,
+        vis: f.vis.clone(),
+        ident: sig.ident.clone(),
+        params,
+        output,
+        body: *f.block,
+        signature_ok: cx.has_errors() == before,
+    })
+}

@@ -1,0 +1,347 @@
+//! The structure pass: normalizes the body so that every marker sits in a statement position
+//! the lowering understands, and replaces each marker statement by a numbered placeholder.
+//!
+//! Rewrites (each only where it matters):
+//! - the body's tail expression becomes `return e;` (for a non-unit function), pushed into the
+//!   branches of a tail `if`/`match`/block that contains markers;
+//! - `else if` chains that contain markers become `else { if .. }`, and match arms that contain
+//!   markers get a block body, so every marker is a statement of some block;
+//! - `for pat in a..b { body }` containing `taskwait!()` becomes a counter loop
+//!   (`let mut __gtap_next_N = a; let __gtap_end_N = b; while __gtap_next_N < __gtap_end_N { let
+//!   pat = __gtap_next_N; __gtap_next_N += 1; body }`), whose counter and end are ordinary
+//!   locals (saved if live). A `for` over any other iterator with a `taskwait!()` is an error;
+//! - `task!`/`taskwait!` statements become `__gtap_marker!(N)`; [`Marker`] `N` holds the parsed
+//!   marker. Markers left in the body afterwards are misplaced: [`crate::check`] reports them.
+
+use crate::{
+    diag::Ctxt,
+    markers::{parse_spawn, parse_wait, Marker, Target},
+    tokens::{contains_marker, marker_kind, MarkerKind, PLACEHOLDER},
+};
+use proc_macro2::{Ident, Span};
+use quote::{quote, ToTokens};
+use syn::{Block, Expr, Pat, Stmt};
+
+/// The normalized body and its markers, indexed by placeholder number.
+pub(crate) struct Structured {
+    /// The rewritten body.
+    pub(crate) body: Block,
+    /// The markers, in source order.
+    pub(crate) markers: Vec<Marker>,
+}
+
+/// What a block's tail expression means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// The tail is the function's result: turn it into `return`.
+    Return,
+    /// The tail of the unit function's body: turn it into a statement.
+    UnitBody,
+    /// Leave it alone.
+    Keep,
+}
+
+struct Pass<'a> {
+    cx: &'a mut Ctxt,
+    markers: Vec<Marker>,
+    next_for: usize,
+}
+
+/// Runs the pass on a function body; `unit` when the function returns `()`.
+pub(crate) fn structure(cx: &mut Ctxt, mut body: Block, unit: bool) -> Structured {
+    let mut pass = Pass { cx, markers: Vec::new(), next_for: 0 };
+    let tail = if unit { Tail::UnitBody } else { Tail::Return };
+    pass.block(&mut body, tail);
+    Structured { body, markers: pass.markers }
+}
+
+/// The placeholder number of a statement, if it is one.
+pub(crate) fn placeholder_id(stmt: &Stmt) -> Option<usize> {
+    let Stmt::Macro(m) = stmt else { return None };
+    if !m.mac.path.is_ident(PLACEHOLDER) {
+        return None;
+    }
+    syn::parse2::<syn::LitInt>(m.mac.tokens.clone()).ok()?.base10_parse().ok()
+}
+
+fn has_markers<T: ToTokens>(t: &T) -> bool {
+    contains_marker(t.to_token_stream(), false)
+}
+
+fn has_wait<T: ToTokens>(t: &T) -> bool {
+    crate::tokens::contains_macro(t.to_token_stream(), "taskwait")
+}
+
+fn return_expr(e: Expr) -> Expr {
+    Expr::Return(syn::ExprReturn {
+        attrs: Vec::new(),
+        return_token: Default::default(),
+        expr: Some(Box::new(e)),
+    })
+}
+
+fn block_of(e: Expr) -> Block {
+    Block { brace_token: Default::default(), stmts: vec![Stmt::Expr(e, None)] }
+}
+
+fn is_construct(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Block(_)
+            | Expr::Unsafe(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+    )
+}
+
+impl Pass<'_> {
+    fn placeholder(&mut self, marker: Marker) -> Stmt {
+        let id = self.markers.len();
+        self.markers.push(marker);
+        let path = Ident::new(PLACEHOLDER, Span::call_site());
+        let lit = syn::LitInt::new(&id.to_string(), Span::call_site());
+        Stmt::Macro(syn::StmtMacro {
+            attrs: Vec::new(),
+            mac: syn::Macro {
+                path: path.into(),
+                bang_token: Default::default(),
+                delimiter: syn::MacroDelimiter::Paren(Default::default()),
+                tokens: quote!(#lit),
+            },
+            semi_token: Some(Default::default()),
+        })
+    }
+
+    fn block(&mut self, block: &mut Block, tail: Tail) {
+        let stmts = std::mem::take(&mut block.stmts);
+        let n = stmts.len();
+        for (i, stmt) in stmts.into_iter().enumerate() {
+            let last = i + 1 == n;
+            let stmt = match (stmt, last, tail) {
+                (Stmt::Expr(e, None), true, Tail::Return) => {
+                    if is_construct(&e) && has_markers(&e) {
+                        Stmt::Expr(e, None)
+                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path).is_some()) {
+                        // `taskwait!()` as the tail of a non-unit function: a statement.
+                        Stmt::Expr(e, Some(Default::default()))
+                    } else {
+                        Stmt::Expr(return_expr(e), Some(Default::default()))
+                    }
+                }
+                (Stmt::Expr(e, None), true, Tail::UnitBody) if !is_construct(&e) => {
+                    Stmt::Expr(e, Some(Default::default()))
+                }
+                (s, _, _) => s,
+            };
+            let inner_tail = if last && tail == Tail::Return { Tail::Return } else { Tail::Keep };
+            self.stmt(stmt, inner_tail, &mut block.stmts);
+        }
+    }
+
+    fn stmt(&mut self, stmt: Stmt, tail: Tail, out: &mut Vec<Stmt>) {
+        match stmt {
+            Stmt::Macro(m) if marker_kind(&m.mac.path).is_some() => {
+                out.push(self.marker(&m.mac, Target::Detached, &m));
+            }
+            Stmt::Expr(Expr::Macro(m), semi) if marker_kind(&m.mac.path).is_some() => {
+                let _ = semi;
+                out.push(self.marker(&m.mac, Target::Detached, &m));
+            }
+            Stmt::Local(local) if is_task_init(&local) => {
+                let target = match let_target(&local.pat) {
+                    Some(t) => t,
+                    None => {
+                        self.cx.error_spanned_by(
+                            &local.pat,
+                            "`let` with task!(..) must bind a single name: `let x = task!(f(..));`",
+                        );
+                        return;
+                    }
+                };
+                let Some(init) = &local.init else { return };
+                let Expr::Macro(m) = &*init.expr else { return };
+                if let Some((_, diverge)) = &init.diverge {
+                    self.cx.error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
+                }
+                out.push(self.marker(&m.mac, target, &local));
+            }
+            Stmt::Expr(Expr::Assign(a), semi) if is_task_assign(&a) => {
+                let _ = semi;
+                let Expr::Path(p) = &*a.left else { return };
+                let Expr::Macro(m) = &*a.right else { return };
+                let Some(ident) = p.path.get_ident().cloned() else { return };
+                out.push(self.marker(&m.mac, Target::Assign { ident }, &a));
+            }
+            Stmt::Expr(mut e, semi) if is_construct(&e) => {
+                if let Expr::ForLoop(f) = &e {
+                    if has_wait(&f.body) {
+                        match self.desugar_for(f) {
+                            Some(block) => e = block,
+                            None => {
+                                out.push(Stmt::Expr(e, semi));
+                                return;
+                            }
+                        }
+                    }
+                }
+                self.construct(&mut e, tail);
+                out.push(Stmt::Expr(e, semi));
+            }
+            s => out.push(s),
+        }
+    }
+
+    fn marker<T: ToTokens>(&mut self, mac: &syn::Macro, target: Target, whole: &T) -> Stmt {
+        let parsed = match marker_kind(&mac.path) {
+            Some(MarkerKind::Task) => parse_spawn(mac, target).map(Marker::Spawn),
+            _ => {
+                if !matches!(target, Target::Detached) {
+                    self.cx.error_spanned_by(
+                        whole,
+                        "taskwait!() has no value: write it as a statement, `taskwait!();`",
+                    );
+                }
+                parse_wait(mac).map(Marker::Wait)
+            }
+        };
+        match parsed {
+            Ok(m) => self.placeholder(m),
+            Err(e) => {
+                self.cx.syn_error(e);
+                // Keep numbering stable; the item is not emitted anyway.
+                self.placeholder(Marker::Wait(crate::markers::Wait {
+                    queue: None,
+                    span: Span::call_site(),
+                }))
+            }
+        }
+    }
+
+    fn construct(&mut self, e: &mut Expr, tail: Tail) {
+        let tail = if tail == Tail::Return { Tail::Return } else { Tail::Keep };
+        match e {
+            Expr::If(i) => {
+                self.block(&mut i.then_branch, tail);
+                if let Some((_, els)) = &mut i.else_branch {
+                    if matches!(**els, Expr::If(_)) && (has_markers(els) || tail == Tail::Return)
+                    {
+                        let inner = std::mem::replace(&mut **els, Expr::Verbatim(Default::default()));
+                        **els = Expr::Block(syn::ExprBlock {
+                            attrs: Vec::new(),
+                            label: None,
+                            block: block_of(inner),
+                        });
+                    }
+                    if let Expr::Block(b) = &mut **els {
+                        self.block(&mut b.block, tail);
+                    }
+                }
+            }
+            Expr::Match(m) => {
+                for arm in &mut m.arms {
+                    let body_has = has_markers(&arm.body);
+                    if body_has || tail == Tail::Return {
+                        if !matches!(*arm.body, Expr::Block(ref b) if b.label.is_none()) {
+                            let inner =
+                                std::mem::replace(&mut *arm.body, Expr::Verbatim(Default::default()));
+                            *arm.body = Expr::Block(syn::ExprBlock {
+                                attrs: Vec::new(),
+                                label: None,
+                                block: block_of(inner),
+                            });
+                            arm.comma = Some(Default::default());
+                        }
+                        if let Expr::Block(b) = &mut *arm.body {
+                            self.block(&mut b.block, tail);
+                        }
+                    }
+                }
+            }
+            Expr::Block(b) => self.block(&mut b.block, tail),
+            Expr::Unsafe(b) => self.block(&mut b.block, tail),
+            Expr::Loop(l) => self.block(&mut l.body, Tail::Keep),
+            Expr::While(w) => self.block(&mut w.body, Tail::Keep),
+            Expr::ForLoop(f) => self.block(&mut f.body, Tail::Keep),
+            _ => {}
+        }
+    }
+
+    /// `for pat in a..b { body }` → a counter loop (see the module docs); `None` after an error.
+    fn desugar_for(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
+        let range = match &*f.expr {
+            Expr::Range(r)
+                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                    && r.start.is_some()
+                    && r.end.is_some() =>
+            {
+                r
+            }
+            Expr::Paren(p) if matches!(*p.expr, Expr::Range(_)) => {
+                return self.desugar_for(&syn::ExprForLoop {
+                    expr: p.expr.clone(),
+                    ..f.clone()
+                });
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "a `for` loop containing taskwait!() must run over a range `a..b`: write a `while` loop for other iterators",
+                );
+                return None;
+            }
+        };
+        let n = self.next_for;
+        self.next_for += 1;
+        let next = Ident::new(&format!("__gtap_next_{n}"), Span::call_site());
+        let end = Ident::new(&format!("__gtap_end_{n}"), Span::call_site());
+        let (start_e, end_e) = (range.start.as_ref()?, range.end.as_ref()?);
+        let label = &f.label;
+        let pat = &f.pat;
+        let stmts = &f.body.stmts;
+        let tokens = quote! {
+            {
+                let mut #next = #start_e;
+                let #end = #end_e;
+                #label while #next < #end {
+                    let #pat = #next;
+                    #next += 1;
+                    #(#stmts)*
+                }
+            }
+        };
+        match syn::parse2::<Expr>(tokens) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                self.cx.syn_error(e);
+                None
+            }
+        }
+    }
+}
+
+fn is_task_macro(e: &Expr) -> bool {
+    matches!(e, Expr::Macro(m) if marker_kind(&m.mac.path) == Some(MarkerKind::Task))
+        || matches!(e, Expr::Macro(m) if marker_kind(&m.mac.path) == Some(MarkerKind::Wait))
+}
+
+fn is_task_init(local: &syn::Local) -> bool {
+    local.init.as_ref().is_some_and(|i| is_task_macro(&i.expr))
+}
+
+fn is_task_assign(a: &syn::ExprAssign) -> bool {
+    is_task_macro(&a.right) && matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some())
+}
+
+fn let_target(pat: &Pat) -> Option<Target> {
+    match pat {
+        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(Target::Let {
+            ident: pi.ident.clone(),
+            mutable: pi.mutability.is_some(),
+        }),
+        Pat::Type(pt) => let_target(&pt.pat),
+        _ => None,
+    }
+}

@@ -1,0 +1,141 @@
+//! Token-level helpers: recognizing the marker macros and scanning token streams for names.
+//!
+//! Foreign macro invocations (`assert!`, `debug_assert!`, `write!` ...) cannot be parsed, so
+//! their tokens are scanned: every identifier that names a local in scope counts as a use
+//! (conservative: a field name or a path segment is skipped, anything else is a use).
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+
+/// The two marker macros.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum MarkerKind {
+    /// `task!(..)`
+    Task,
+    /// `taskwait!(..)`
+    Wait,
+}
+
+impl MarkerKind {
+    /// How the marker is written, for messages.
+    pub(crate) fn display(self) -> &'static str {
+        match self {
+            MarkerKind::Task => "task!(..)",
+            MarkerKind::Wait => "taskwait!()",
+        }
+    }
+}
+
+/// Whether `path` names one of our markers: `task`, `gtap::task`, `::gtap::task` (same for
+/// `taskwait`).
+pub(crate) fn marker_kind(path: &syn::Path) -> Option<MarkerKind> {
+    let n = path.segments.len();
+    let last = path.segments.last()?;
+    if n > 2 || (n == 2 && path.segments[0].ident != "gtap") {
+        return None;
+    }
+    if last.ident == "task" {
+        Some(MarkerKind::Task)
+    } else if last.ident == "taskwait" {
+        Some(MarkerKind::Wait)
+    } else {
+        None
+    }
+}
+
+/// The name of the placeholder macro that replaces a marker statement between the structure
+/// pass and the lowering; never emitted.
+pub(crate) const PLACEHOLDER: &str = "__gtap_marker";
+
+/// Calls `f` on every identifier of `tokens` that may be a use of a local: identifiers after
+/// `.` or `::`, before `::`, `!` or a single `:` (path segments, fields, macro names, struct
+/// literal field names) are skipped.
+pub(crate) fn scan_idents(tokens: TokenStream, f: &mut dyn FnMut(&proc_macro2::Ident)) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => scan_idents(g.stream(), f),
+            TokenTree::Ident(id) => {
+                let prev = i.checked_sub(1).and_then(|j| trees.get(j));
+                let after_dot = matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let after_path = i >= 2
+                    && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
+                let next = trees.get(i + 1);
+                let before_bang = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                let before_colon = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                if !(after_dot || after_path || before_bang || before_colon) {
+                    f(id);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `tokens` contain an invocation `name!` of a marker (or, with `placeholder`, of the
+/// placeholder).
+pub(crate) fn contains_marker(tokens: TokenStream, placeholder: bool) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                if contains_marker(g.stream(), placeholder) {
+                    return true;
+                }
+            }
+            TokenTree::Ident(id) => {
+                let bang =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                let hit = if placeholder {
+                    id == PLACEHOLDER
+                } else {
+                    id == "task" || id == "taskwait"
+                };
+                if hit && bang {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The span of the first marker invocation in `tokens` with its kind, if any.
+pub(crate) fn find_marker(tokens: TokenStream) -> Option<(MarkerKind, Span)> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                if let Some(hit) = find_marker(g.stream()) {
+                    return Some(hit);
+                }
+            }
+            TokenTree::Ident(id) => {
+                let bang =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                if bang && id == "task" {
+                    return Some((MarkerKind::Task, id.span()));
+                }
+                if bang && id == "taskwait" {
+                    return Some((MarkerKind::Wait, id.span()));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `tokens` contain an invocation `name!`.
+pub(crate) fn contains_macro(tokens: TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    trees.iter().enumerate().any(|(i, tt)| match tt {
+        TokenTree::Group(g) => contains_macro(g.stream(), name),
+        TokenTree::Ident(id) => {
+            id == name
+                && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+        }
+        _ => false,
+    })
+}
