@@ -53,7 +53,10 @@ pub(crate) enum NodeKind {
     /// Evaluates expressions.
     Eval,
     /// `task!` marker `marker`; its result (if captured) goes to `target`.
-    Spawn { marker: usize, target: Option<LocalId> },
+    Spawn {
+        marker: usize,
+        target: Option<LocalId>,
+    },
     /// `taskwait!` marker `marker`.
     Wait { marker: usize },
     /// Leaves the function.
@@ -200,7 +203,13 @@ impl Builder<'_> {
 
     fn declare(&mut self, ident: Ident, mutable: bool, borrow: Option<Span>) -> LocalId {
         let id = LocalId(self.body.locals.len());
-        self.body.locals.push(LocalDecl { ident, mutable, param: None, borrow, spawn_span: None });
+        self.body.locals.push(LocalDecl {
+            ident,
+            mutable,
+            param: None,
+            borrow,
+            spawn_span: None,
+        });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
         }
@@ -304,7 +313,9 @@ impl Builder<'_> {
     }
 
     fn marker(&mut self, id: usize) {
-        let Some(marker) = self.markers.get(id) else { return };
+        let Some(marker) = self.markers.get(id) else {
+            return;
+        };
         match marker {
             Marker::Spawn(s) => {
                 let mut uses = Vec::new();
@@ -316,7 +327,9 @@ impl Builder<'_> {
                 }
                 let target = match &s.target {
                     Target::Detached => None,
-                    Target::Let { ident, mutable } => Some(self.declare(ident.clone(), *mutable, None)),
+                    Target::Let { ident, mutable } => {
+                        Some(self.declare(ident.clone(), *mutable, None))
+                    }
                     Target::Assign { ident } => match self.resolve(ident) {
                         Some(l) => Some(l),
                         None => {
@@ -335,7 +348,11 @@ impl Builder<'_> {
                 self.push(NodeKind::Spawn { marker: id, target }, uses);
             }
             Marker::Wait(w) => {
-                let uses = w.queue.as_ref().map(|q| self.uses_of(q)).unwrap_or_default();
+                let uses = w
+                    .queue
+                    .as_ref()
+                    .map(|q| self.uses_of(q))
+                    .unwrap_or_default();
                 let node = self.push(NodeKind::Wait { marker: id }, uses);
                 self.body.waits.push(WaitPoint {
                     marker: id,
@@ -395,7 +412,14 @@ impl Builder<'_> {
         self.cur = Some(j);
     }
 
-    fn loop_body(&mut self, label: Option<&syn::Label>, cont: NodeId, brk: NodeId, body: &Block, prelude: impl FnOnce(&mut Self)) {
+    fn loop_body(
+        &mut self,
+        label: Option<&syn::Label>,
+        cont: NodeId,
+        brk: NodeId,
+        body: &Block,
+        prelude: impl FnOnce(&mut Self),
+    ) {
         self.loops.push(LoopCtx {
             label: label.map(|l| l.name.ident.to_string()),
             cont: Some(cont),
@@ -528,7 +552,10 @@ impl Builder<'_> {
             }
             Expr::Assign(a) => {
                 let target = match &*a.left {
-                    Expr::Path(p) => p.path.get_ident().and_then(|i| self.resolve(i).map(|l| (l, i.span()))),
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.resolve(i).map(|l| (l, i.span()))),
                     _ => None,
                 };
                 match target {
@@ -584,7 +611,11 @@ fn bindings(pat: &Pat, out: &mut Vec<(Ident, bool, Option<Span>)>) {
         Pat::Ident(pi) => {
             let upper = pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
             if !(upper && pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none()) {
-                out.push((pi.ident.clone(), pi.mutability.is_some(), pi.by_ref.map(|r| r.span)));
+                out.push((
+                    pi.ident.clone(),
+                    pi.mutability.is_some(),
+                    pi.by_ref.map(|r| r.span),
+                ));
             }
             if let Some((_, sub)) = &pi.subpat {
                 bindings(sub, out);

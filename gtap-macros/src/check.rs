@@ -27,7 +27,11 @@ struct Checker<'a> {
 
 /// Reports every misplaced marker and every `?` in `body`.
 pub(crate) fn check_body(cx: &mut Ctxt, body: &syn::Block) {
-    Checker { cx, at: Where::Body }.visit_block(body);
+    Checker {
+        cx,
+        at: Where::Body,
+    }
+    .visit_block(body);
 }
 
 fn message(kind: MarkerKind, at: Where) -> String {
@@ -85,7 +89,10 @@ impl<'ast> Visit<'ast> for Checker<'_> {
             self.cx.error_spanned_by(mac, message(kind, self.at));
         } else if let Some((kind, span)) = find_marker(mac.tokens.clone()) {
             let msg = if self.at == Where::Body {
-                format!("{} cannot be used inside the arguments of another macro", kind.display())
+                format!(
+                    "{} cannot be used inside the arguments of another macro",
+                    kind.display()
+                )
             } else {
                 message(kind, self.at)
             };

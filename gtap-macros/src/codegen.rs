@@ -38,7 +38,7 @@ fn output(def: &TaskFnDef) -> TokenStream {
 
 fn arity(def: &TaskFnDef) -> TokenStream {
     let name = &def.ident;
-    let n = def.params.len();
+    let n = proc_macro2::Literal::usize_unsuffixed(def.params.len());
     quote!(impl ::gtap::__private::Arity<#n> for #name {})
 }
 
@@ -63,8 +63,16 @@ pub(crate) fn items(
         None => quote!({ ::gtap::__private::DEFAULT_MAX_FRAME_BYTES }),
     };
     let infer = generics.iter().map(|_| quote!(_));
-    let frame_ty = if generics.is_empty() { quote!(#frame) } else { quote!(#frame<#(#infer),*>) };
-    let frame_generics = if generics.is_empty() { quote!() } else { quote!(<#(#generics),*>) };
+    let frame_ty = if generics.is_empty() {
+        quote!(#frame)
+    } else {
+        quote!(#frame<#(#infer),*>)
+    };
+    let frame_generics = if generics.is_empty() {
+        quote!()
+    } else {
+        quote!(<#(#generics),*>)
+    };
     let body = &sm.body;
     let arity = arity(def);
     quote! {

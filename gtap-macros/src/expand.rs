@@ -18,17 +18,32 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
     let args = parse_args(&mut cx, args);
     let Some(def) = parse_fn(&mut cx, item) else {
-        return cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default();
+        return cx
+            .check()
+            .err()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default();
     };
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
     check::check_body(&mut cx, &structured.body);
-    let params: Vec<_> = def.params.iter().map(|p| (p.ident.clone(), p.mutable)).collect();
+    let params: Vec<_> = def
+        .params
+        .iter()
+        .map(|p| (p.ident.clone(), p.mutable))
+        .collect();
     let mut generated = TokenStream::new();
     if !cx.has_errors() {
         let graph = cfg::build(&mut cx, &structured.markers, &params, &structured.body);
         let info = liveness::analyze(&mut cx, &graph);
         if !cx.has_errors() {
-            let sm = lower::lower(&mut cx, &def, &structured.body, &structured.markers, &graph, &info);
+            let sm = lower::lower(
+                &mut cx,
+                &def,
+                &structured.body,
+                &structured.markers,
+                &graph,
+                &info,
+            );
             let callees: Vec<&syn::ExprPath> = structured
                 .markers
                 .iter()
@@ -45,7 +60,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => quote!(#marker #generated),
         Err(e) => {
             let errors = e.to_compile_error();
-            let stubs = if def.signature_ok { codegen::fallback(&def) } else { TokenStream::new() };
+            let stubs = if def.signature_ok {
+                codegen::fallback(&def)
+            } else {
+                TokenStream::new()
+            };
             quote!(#marker #stubs #errors)
         }
     }

@@ -20,6 +20,9 @@ mod parse;
 mod structure;
 mod tokens;
 
+#[cfg(test)]
+mod tests;
+
 use proc_macro::TokenStream;
 
 /// Turns a function with `task!`/`taskwait!` into a resumable task state machine.

@@ -27,13 +27,6 @@ pub(crate) struct BitSet {
 }
 
 impl BitSet {
-    fn full(n: usize) -> Self {
-        let mut s = BitSet::default();
-        for i in 0..n {
-            s.insert(LocalId(i));
-        }
-        s
-    }
     pub(crate) fn insert(&mut self, l: LocalId) {
         let (w, b) = (l.0 / 64, l.0 % 64);
         if self.words.len() <= w {
@@ -47,7 +40,9 @@ impl BitSet {
         }
     }
     pub(crate) fn contains(&self, l: LocalId) -> bool {
-        self.words.get(l.0 / 64).is_some_and(|w| w & (1 << (l.0 % 64)) != 0)
+        self.words
+            .get(l.0 / 64)
+            .is_some_and(|w| w & (1 << (l.0 % 64)) != 0)
     }
     fn union_with(&mut self, o: &BitSet) {
         if self.words.len() < o.words.len() {
@@ -71,7 +66,9 @@ impl BitSet {
     /// The members, ascending.
     pub(crate) fn iter(&self) -> impl Iterator<Item = LocalId> + '_ {
         self.words.iter().enumerate().flat_map(|(w, bits)| {
-            (0..64).filter(move |b| bits & (1u64 << b) != 0).map(move |b| LocalId(w * 64 + b))
+            (0..64)
+                .filter(move |b| bits & (1u64 << b) != 0)
+                .map(move |b| LocalId(w * 64 + b))
         })
     }
 }
@@ -83,6 +80,9 @@ pub(crate) struct LivenessInfo {
     /// Task results joined by each wait (surely pending there): not saved, read back from
     /// their slots.
     pub(crate) joined: Vec<BitSet>,
+    /// Locals named (read or written) on some path after each wait before their scope ends:
+    /// those that are not live are declared without a value (`let x;`) in the resume code.
+    pub(crate) mentioned_after: Vec<BitSet>,
 }
 
 #[derive(Clone)]
@@ -94,11 +94,13 @@ struct Pending {
 /// Runs both analyses and reports the dataflow errors.
 pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
     let n = body.nodes.len();
-    let nlocals = body.locals.len();
     // ---- pending results: forward ----
     let mut input: Vec<Option<Pending>> = vec![None; n];
     if n > 0 {
-        input[0] = Some(Pending { may: BitSet::default(), must: BitSet::default() });
+        input[0] = Some(Pending {
+            may: BitSet::default(),
+            must: BitSet::default(),
+        });
     }
     let transfer = |k: usize, p: &Pending| -> Pending {
         let node = &body.nodes[k];
@@ -112,7 +114,9 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             out.must.remove(*l);
         }
         match node.kind {
-            NodeKind::Spawn { target: Some(t), .. } => {
+            NodeKind::Spawn {
+                target: Some(t), ..
+            } => {
                 out.may.insert(t);
                 out.must.insert(t);
             }
@@ -140,7 +144,10 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
                         m
                     }
                 };
-                let merged = Pending { may: merged.may.normalized(), must: merged.must.normalized() };
+                let merged = Pending {
+                    may: merged.may.normalized(),
+                    must: merged.must.normalized(),
+                };
                 let differs = input[s.0]
                     .as_ref()
                     .is_none_or(|old| old.may != merged.may || old.must != merged.must);
@@ -151,7 +158,12 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             }
         }
     }
-    let must_at = |k: usize| input[k].as_ref().map(|p| p.must.clone()).unwrap_or_default();
+    let must_at = |k: usize| {
+        input[k]
+            .as_ref()
+            .map(|p| p.must.clone())
+            .unwrap_or_default()
+    };
 
     // ---- liveness: backward ----
     let mut live_in = vec![BitSet::default(); n];
@@ -187,12 +199,42 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         }
     }
 
+    // ---- mentions: backward, killed only at the end of the local's scope ----
+    let mut ment_in = vec![BitSet::default(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let node = &body.nodes[k];
+            let mut m = live_out_of(&ment_in, k);
+            for l in &node.scope_end {
+                m.remove(*l);
+            }
+            for (u, _) in node.uses.iter().chain(&node.defs) {
+                m.insert(*u);
+            }
+            let m = m.normalized();
+            if m != ment_in[k] {
+                ment_in[k] = m;
+                changed = true;
+            }
+        }
+    }
+
     let info = LivenessInfo {
-        live_after: body.waits.iter().map(|w| live_out_of(&live_in, w.node.0).normalized()).collect(),
+        mentioned_after: body
+            .waits
+            .iter()
+            .map(|w| live_out_of(&ment_in, w.node.0).normalized())
+            .collect(),
+        live_after: body
+            .waits
+            .iter()
+            .map(|w| live_out_of(&live_in, w.node.0).normalized())
+            .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
     };
     report(cx, body, &input, &info);
-    let _ = BitSet::full(nlocals);
     info
 }
 
@@ -227,7 +269,9 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             }
         }
         match node.kind {
-            NodeKind::Spawn { target: Some(t), .. } if p.may.contains(t) && !reported.contains(t) => {
+            NodeKind::Spawn {
+                target: Some(t), ..
+            } if p.may.contains(t) && !reported.contains(t) => {
                 reported.insert(t);
                 if let Some(span) = body.locals[t.0].spawn_span {
                     cx.error_at(
@@ -265,7 +309,9 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     // Values live across a wait: pending only on some paths, or holding a borrow.
     let mut borrow_reported = BitSet::default();
     for (w, wait) in body.waits.iter().enumerate() {
-        let Some(p) = &input[wait.node.0] else { continue };
+        let Some(p) = &input[wait.node.0] else {
+            continue;
+        };
         for l in info.live_after[w].iter() {
             if p.may.contains(l) && !p.must.contains(l) && !reported.contains(l) {
                 reported.insert(l);

@@ -103,9 +103,19 @@ pub(crate) fn lower(
             k += 1;
         }
         let generic = format_ident!("L{}", fields.len());
-        fields.push(Field { local: l, name: Ident::new(&name, Span::call_site()), generic });
+        fields.push(Field {
+            local: l,
+            name: Ident::new(&name, Span::call_site()),
+            generic,
+        });
     }
-    let lw = Lower { def, markers, body, info, fields };
+    let lw = Lower {
+        def,
+        markers,
+        body,
+        info,
+        fields,
+    };
     let joins = !body.waits.is_empty();
     let start = lw.start(&block);
     let code = if joins {
@@ -127,11 +137,15 @@ pub(crate) fn lower(
     } else {
         start
     };
-    StateMachine { fields: lw.fields, joins, body: code }
+    StateMachine {
+        fields: lw.fields,
+        joins,
+        body: code,
+    }
 }
 
 fn state_lit(wait: usize) -> syn::LitInt {
-    syn::LitInt::new(&format!("{}u32", wait + 1), Span::call_site())
+    syn::LitInt::new(&(wait + 1).to_string(), Span::call_site())
 }
 
 /// `return e` → `return __gtap_result.finish(e)`, outside closures, async blocks and items.
@@ -145,7 +159,10 @@ impl VisitMut for RewriteReturn {
                 if let Some(x) = &mut r.expr {
                     self.visit_expr_mut(x);
                 }
-                let value = r.expr.take().map_or_else(|| quote!(()), |x| x.to_token_stream());
+                let value = r
+                    .expr
+                    .take()
+                    .map_or_else(|| quote!(()), |x| x.to_token_stream());
                 let span = r.return_token.span;
                 let finish = quote_spanned!(span=> __gtap_result.finish(#value));
                 r.expr = Some(Box::new(Expr::Verbatim(finish)));
@@ -213,13 +230,19 @@ impl Lower<'_> {
 
     fn restores(&self, visible: &[LocalId], w: usize) -> TokenStream {
         let live = &self.info.live_after[w];
+        let mentioned = &self.info.mentioned_after[w];
         let mut out = TokenStream::new();
-        for l in visible.iter().filter(|l| live.contains(**l)) {
+        for l in visible {
             let decl = &self.body.locals[l.0];
             let m = decl.mutable.then(|| quote!(mut));
             let id = &decl.ident;
-            let place = self.place(*l);
-            out.extend(quote!(let #m #id = unsafe { #place };));
+            if live.contains(*l) {
+                let place = self.place(*l);
+                out.extend(quote!(let #m #id = unsafe { #place };));
+            } else if mentioned.contains(*l) {
+                // Written before it is read again: declared here, assigned by the code after.
+                out.extend(quote!(let #m #id;));
+            }
         }
         out
     }
@@ -227,12 +250,16 @@ impl Lower<'_> {
     fn resume_level(&self, cx: &mut Ctxt, block: &Block, w: usize, depth: usize) -> TokenStream {
         let wait = &self.body.waits[w];
         let restores = self.restores(&wait.visible[depth + 1], w);
-        let Some(&(idx, step)) = wait.path.get(depth) else { return TokenStream::new() };
+        let Some(&(idx, step)) = wait.path.get(depth) else {
+            return TokenStream::new();
+        };
         let rest = self.stmts(block.stmts.get(idx + 1..).unwrap_or(&[]));
         if step == PathStep::Wait {
             return quote!(#restores #rest);
         }
-        let Some(Stmt::Expr(e, _)) = block.stmts.get(idx) else { return TokenStream::new() };
+        let Some(Stmt::Expr(e, _)) = block.stmts.get(idx) else {
+            return TokenStream::new();
+        };
         let inner = match (step, e) {
             (PathStep::Block, Expr::Block(b)) => {
                 let inner = self.resume_level(cx, &b.block, w, depth + 1);
@@ -279,7 +306,10 @@ impl Lower<'_> {
                 resume_loop(&wh.label, &inner, &full)
             }
             _ => {
-                cx.error_spanned_by(e, "internal error in #[gtap::function]: cannot resume inside this construct");
+                cx.error_spanned_by(
+                    e,
+                    "internal error in #[gtap::function]: cannot resume inside this construct",
+                );
                 TokenStream::new()
             }
         };
@@ -377,9 +407,15 @@ impl Lower<'_> {
 
     fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
         let f = &sp.func;
-        let n = sp.args.len();
+        let n = proc_macro2::Literal::usize_unsuffixed(sp.args.len());
         let args = &sp.args;
-        let queue = Self::queue(sp.queue.as_ref());
+        let (queue_let, queue) = match &sp.queue {
+            Some(q) => (
+                quote!(let __gtap_queue = ::gtap::__private::queue(#q);),
+                quote!(__gtap_queue),
+            ),
+            None => (TokenStream::new(), quote!(0)),
+        };
         let dst = match self.body.spawn_target.get(id).copied().flatten() {
             Some(l) => {
                 let place = self.place(l);
@@ -393,9 +429,9 @@ impl Lower<'_> {
             {
                 #check;
                 let __gtap_args = (#(#args,)*);
-                let __gtap_queue = #queue;
+                #queue_let
                 if !unsafe {
-                    ::gtap::__private::spawn::<_, #n, _>(__gtap_ctx, &#f, __gtap_queue, #dst, __gtap_args)
+                    ::gtap::__private::spawn::<_, #n, _>(__gtap_ctx, &#f, #queue, #dst, __gtap_args)
                 } {
                     return ::gtap::__private::Step::Aborted;
                 }

@@ -43,8 +43,6 @@ pub(crate) struct Spawn {
 pub(crate) struct Wait {
     /// The `queue = q` hint: the queue the task is resumed on.
     pub(crate) queue: Option<Expr>,
-    /// The whole marker, for messages.
-    pub(crate) span: Span,
 }
 
 /// A marker statement, numbered in source order by the structure pass.
@@ -84,7 +82,9 @@ pub(crate) fn parse_spawn(mac: &syn::Macro, target: Target) -> syn::Result<Spawn
             input.parse::<Token![,]>()?;
         }
         if input.is_empty() {
-            return Err(input.error("task!(..) expects a call of a task function: `task!(f(args))`"));
+            return Err(
+                input.error("task!(..) expects a call of a task function: `task!(f(args))`")
+            );
         }
         let call: Expr = input.parse()?;
         if !input.is_empty() {
@@ -110,21 +110,26 @@ pub(crate) fn parse_spawn(mac: &syn::Macro, target: Target) -> syn::Result<Spawn
                 ))
             }
         };
-        Ok(Spawn { queue, func, args, target: target.clone(), span })
+        Ok(Spawn {
+            queue,
+            func,
+            args,
+            target: target.clone(),
+            span,
+        })
     };
     parser.parse2(mac.tokens.clone())
 }
 
 /// Parses the tokens of `taskwait!(..)`.
 pub(crate) fn parse_wait(mac: &syn::Macro) -> syn::Result<Wait> {
-    let span = mac.span();
     let parser = |input: ParseStream<'_>| {
         let queue = parse_queue(input, "taskwait!(..)")?;
         input.parse::<Option<Token![,]>>()?;
         if !input.is_empty() {
             return Err(input.error("expected `taskwait!()` or `taskwait!(queue = <expr>)`"));
         }
-        Ok(Wait { queue, span })
+        Ok(Wait { queue })
     };
     parser.parse2(mac.tokens.clone())
 }

@@ -116,7 +116,10 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) => {
-                cx.error_spanned_by(r, "a task function cannot take `self`: make it a free function");
+                cx.error_spanned_by(
+                    r,
+                    "a task function cannot take `self`: make it a free function",
+                );
             }
             FnArg::Typed(pt) => {
                 if let Type::Reference(r) = &*pt.ty {

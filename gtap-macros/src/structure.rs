@@ -31,14 +31,23 @@ pub(crate) struct Structured {
 }
 
 /// What a block's tail expression means.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Tail {
     /// The tail is the function's result: turn it into `return`.
     Return,
+    /// The tail is the value of `let x = <construct>;`: turn it into `x = tail;`.
+    Assign(Ident),
     /// The tail of the unit function's body: turn it into a statement.
     UnitBody,
     /// Leave it alone.
     Keep,
+}
+
+impl Tail {
+    /// Whether the tails of nested branches carry a value out.
+    fn carries(&self) -> bool {
+        matches!(self, Tail::Return | Tail::Assign(_))
+    }
 }
 
 struct Pass<'a> {
@@ -49,10 +58,17 @@ struct Pass<'a> {
 
 /// Runs the pass on a function body; `unit` when the function returns `()`.
 pub(crate) fn structure(cx: &mut Ctxt, mut body: Block, unit: bool) -> Structured {
-    let mut pass = Pass { cx, markers: Vec::new(), next_for: 0 };
+    let mut pass = Pass {
+        cx,
+        markers: Vec::new(),
+        next_for: 0,
+    };
     let tail = if unit { Tail::UnitBody } else { Tail::Return };
     pass.block(&mut body, tail);
-    Structured { body, markers: pass.markers }
+    Structured {
+        body,
+        markers: pass.markers,
+    }
 }
 
 /// The placeholder number of a statement, if it is one.
@@ -61,7 +77,10 @@ pub(crate) fn placeholder_id(stmt: &Stmt) -> Option<usize> {
     if !m.mac.path.is_ident(PLACEHOLDER) {
         return None;
     }
-    syn::parse2::<syn::LitInt>(m.mac.tokens.clone()).ok()?.base10_parse().ok()
+    syn::parse2::<syn::LitInt>(m.mac.tokens.clone())
+        .ok()?
+        .base10_parse()
+        .ok()
 }
 
 fn has_markers<T: ToTokens>(t: &T) -> bool {
@@ -81,7 +100,10 @@ fn return_expr(e: Expr) -> Expr {
 }
 
 fn block_of(e: Expr) -> Block {
-    Block { brace_token: Default::default(), stmts: vec![Stmt::Expr(e, None)] }
+    Block {
+        brace_token: Default::default(),
+        stmts: vec![Stmt::Expr(e, None)],
+    }
 }
 
 fn is_construct(e: &Expr) -> bool {
@@ -120,13 +142,16 @@ impl Pass<'_> {
         let n = stmts.len();
         for (i, stmt) in stmts.into_iter().enumerate() {
             let last = i + 1 == n;
-            let stmt = match (stmt, last, tail) {
-                (Stmt::Expr(e, None), true, Tail::Return) => {
+            let stmt = match (stmt, last, &tail) {
+                (Stmt::Expr(e, None), true, t) if t.carries() => {
                     if is_construct(&e) && has_markers(&e) {
                         Stmt::Expr(e, None)
-                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path).is_some()) {
-                        // `taskwait!()` as the tail of a non-unit function: a statement.
+                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path).is_some())
+                    {
+                        // `taskwait!()` as a tail: a statement.
                         Stmt::Expr(e, Some(Default::default()))
+                    } else if let Tail::Assign(x) = t {
+                        Stmt::Expr(assign_expr(x, e), Some(Default::default()))
                     } else {
                         Stmt::Expr(return_expr(e), Some(Default::default()))
                     }
@@ -136,7 +161,11 @@ impl Pass<'_> {
                 }
                 (s, _, _) => s,
             };
-            let inner_tail = if last && tail == Tail::Return { Tail::Return } else { Tail::Keep };
+            let inner_tail = if last && tail.carries() {
+                tail.clone()
+            } else {
+                Tail::Keep
+            };
             self.stmt(stmt, inner_tail, &mut block.stmts);
         }
     }
@@ -149,6 +178,20 @@ impl Pass<'_> {
             Stmt::Expr(Expr::Macro(m), semi) if marker_kind(&m.mac.path).is_some() => {
                 let _ = semi;
                 out.push(self.marker(&m.mac, Target::Detached, &m));
+            }
+            Stmt::Local(local) if is_construct_init(&local) => {
+                // `let x = <construct with markers>;` → `let x; <construct with `x = tail;`>`
+                let Some(init) = local.init else { return };
+                let Some(Target::Let { ident, .. }) = let_target(&local.pat) else {
+                    return;
+                };
+                out.push(Stmt::Local(syn::Local {
+                    init: None,
+                    ..local
+                }));
+                let mut e = *init.expr;
+                self.construct(&mut e, Tail::Assign(ident));
+                out.push(Stmt::Expr(e, None));
             }
             Stmt::Local(local) if is_task_init(&local) => {
                 let target = match let_target(&local.pat) {
@@ -164,7 +207,8 @@ impl Pass<'_> {
                 let Some(init) = &local.init else { return };
                 let Expr::Macro(m) = &*init.expr else { return };
                 if let Some((_, diverge)) = &init.diverge {
-                    self.cx.error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
+                    self.cx
+                        .error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
                 }
                 out.push(self.marker(&m.mac, target, &local));
             }
@@ -172,7 +216,9 @@ impl Pass<'_> {
                 let _ = semi;
                 let Expr::Path(p) = &*a.left else { return };
                 let Expr::Macro(m) = &*a.right else { return };
-                let Some(ident) = p.path.get_ident().cloned() else { return };
+                let Some(ident) = p.path.get_ident().cloned() else {
+                    return;
+                };
                 out.push(self.marker(&m.mac, Target::Assign { ident }, &a));
             }
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
@@ -212,23 +258,20 @@ impl Pass<'_> {
             Err(e) => {
                 self.cx.syn_error(e);
                 // Keep numbering stable; the item is not emitted anyway.
-                self.placeholder(Marker::Wait(crate::markers::Wait {
-                    queue: None,
-                    span: Span::call_site(),
-                }))
+                self.placeholder(Marker::Wait(crate::markers::Wait { queue: None }))
             }
         }
     }
 
     fn construct(&mut self, e: &mut Expr, tail: Tail) {
-        let tail = if tail == Tail::Return { Tail::Return } else { Tail::Keep };
+        let tail = if tail.carries() { tail } else { Tail::Keep };
         match e {
             Expr::If(i) => {
-                self.block(&mut i.then_branch, tail);
+                self.block(&mut i.then_branch, tail.clone());
                 if let Some((_, els)) = &mut i.else_branch {
-                    if matches!(**els, Expr::If(_)) && (has_markers(els) || tail == Tail::Return)
-                    {
-                        let inner = std::mem::replace(&mut **els, Expr::Verbatim(Default::default()));
+                    if matches!(**els, Expr::If(_)) && (has_markers(els) || tail.carries()) {
+                        let inner =
+                            std::mem::replace(&mut **els, Expr::Verbatim(Default::default()));
                         **els = Expr::Block(syn::ExprBlock {
                             attrs: Vec::new(),
                             label: None,
@@ -243,10 +286,12 @@ impl Pass<'_> {
             Expr::Match(m) => {
                 for arm in &mut m.arms {
                     let body_has = has_markers(&arm.body);
-                    if body_has || tail == Tail::Return {
+                    if body_has || tail.carries() {
                         if !matches!(*arm.body, Expr::Block(ref b) if b.label.is_none()) {
-                            let inner =
-                                std::mem::replace(&mut *arm.body, Expr::Verbatim(Default::default()));
+                            let inner = std::mem::replace(
+                                &mut *arm.body,
+                                Expr::Verbatim(Default::default()),
+                            );
                             *arm.body = Expr::Block(syn::ExprBlock {
                                 attrs: Vec::new(),
                                 label: None,
@@ -255,7 +300,7 @@ impl Pass<'_> {
                             arm.comma = Some(Default::default());
                         }
                         if let Expr::Block(b) = &mut *arm.body {
-                            self.block(&mut b.block, tail);
+                            self.block(&mut b.block, tail.clone());
                         }
                     }
                 }
@@ -325,6 +370,30 @@ impl Pass<'_> {
 fn is_task_macro(e: &Expr) -> bool {
     matches!(e, Expr::Macro(m) if marker_kind(&m.mac.path) == Some(MarkerKind::Task))
         || matches!(e, Expr::Macro(m) if marker_kind(&m.mac.path) == Some(MarkerKind::Wait))
+}
+
+fn is_construct_init(local: &syn::Local) -> bool {
+    local.init.as_ref().is_some_and(|i| {
+        i.diverge.is_none()
+            && matches!(
+                *i.expr,
+                Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_)
+            )
+            && has_markers(&i.expr)
+    }) && matches!(let_target(&local.pat), Some(Target::Let { .. }))
+}
+
+fn assign_expr(x: &Ident, e: Expr) -> Expr {
+    Expr::Assign(syn::ExprAssign {
+        attrs: Vec::new(),
+        left: Box::new(Expr::Path(syn::ExprPath {
+            attrs: Vec::new(),
+            qself: None,
+            path: x.clone().into(),
+        })),
+        eq_token: Default::default(),
+        right: Box::new(e),
+    })
 }
 
 fn is_task_init(local: &syn::Local) -> bool {

@@ -75,30 +75,11 @@ pub(crate) fn scan_idents(tokens: TokenStream, f: &mut dyn FnMut(&proc_macro2::I
 /// Whether `tokens` contain an invocation `name!` of a marker (or, with `placeholder`, of the
 /// placeholder).
 pub(crate) fn contains_marker(tokens: TokenStream, placeholder: bool) -> bool {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    for (i, tt) in trees.iter().enumerate() {
-        match tt {
-            TokenTree::Group(g) => {
-                if contains_marker(g.stream(), placeholder) {
-                    return true;
-                }
-            }
-            TokenTree::Ident(id) => {
-                let bang =
-                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
-                let hit = if placeholder {
-                    id == PLACEHOLDER
-                } else {
-                    id == "task" || id == "taskwait"
-                };
-                if hit && bang {
-                    return true;
-                }
-            }
-            _ => {}
-        }
+    if placeholder {
+        contains_macro(tokens, PLACEHOLDER)
+    } else {
+        find_marker(tokens).is_some()
     }
-    false
 }
 
 /// The span of the first marker invocation in `tokens` with its kind, if any.

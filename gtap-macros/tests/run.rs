@@ -74,7 +74,12 @@ where
     T::Output: Default,
 {
     let mut out = T::Output::default();
-    let mut s = Seq { tasks: Vec::new(), cur: 0, spawned: Vec::new(), max_frame: 0 };
+    let mut s = Seq {
+        tasks: Vec::new(),
+        cur: 0,
+        spawned: Vec::new(),
+        max_frame: 0,
+    };
     s.tasks.push(Task {
         kind: g::kind_of(root),
         state: 0,
@@ -145,7 +150,11 @@ fn fib(n: u32) -> u64 {
 gtap::program!(Fib = [fib]);
 
 fn fib_ref(n: u32) -> u64 {
-    if n < 2 { n as u64 } else { fib_ref(n - 1) + fib_ref(n - 2) }
+    if n < 2 {
+        n as u64
+    } else {
+        fib_ref(n - 1) + fib_ref(n - 2)
+    }
 }
 
 #[test]
@@ -155,4 +164,144 @@ fn fib_matches() {
     }
     // args (4 bytes, padded) + two u64 slots
     assert_eq!(layout(&fib), 24);
+}
+
+// ---- a loop with a taskwait inside: the accumulator and counter are saved each iteration ----
+
+#[gtap::function]
+fn square(x: u64) -> u64 {
+    x * x
+}
+
+#[gtap::function]
+fn sum_squares(n: u64) -> u64 {
+    let mut total = 0;
+    let mut i = 0;
+    while i < n {
+        let s = task!(square(i));
+        taskwait!();
+        total += s;
+        i += 1;
+    }
+    total
+}
+
+#[gtap::function]
+fn sum_squares_for(n: u64) -> u64 {
+    let mut total = 0u64;
+    'outer: for i in 0..n {
+        if i % 5 == 4 {
+            continue 'outer;
+        }
+        let s = task!(square(i));
+        taskwait!();
+        if total > 1_000_000 {
+            break 'outer;
+        }
+        total += s;
+    }
+    total
+}
+gtap::program!(Sums = [sum_squares, sum_squares_for, square]);
+
+#[test]
+fn loops_match() {
+    for n in [0u64, 1, 2, 7, 30, 200] {
+        assert_eq!(
+            run::<Sums, _>(&sum_squares, (n,)),
+            (0..n).map(|i| i * i).sum::<u64>()
+        );
+        let mut t = 0u64;
+        for i in 0..n {
+            if i % 5 == 4 {
+                continue;
+            }
+            if t > 1_000_000 {
+                break;
+            }
+            t += i * i;
+        }
+        assert_eq!(run::<Sums, _>(&sum_squares_for, (n,)), t, "n = {n}");
+    }
+}
+
+// ---- a taskwait inside a match arm that binds a name; shadowing in nested blocks ----
+
+#[gtap::function]
+fn classify(x: i64) -> i64 {
+    let k = x;
+    let r = match x % 3 {
+        0 => 10,
+        m => {
+            let d = task!(double(m + k));
+            taskwait!();
+            let k = d + 1; // shadows the outer `k`
+            k * 100 + m
+        }
+    };
+    r + k
+}
+
+#[gtap::function]
+fn double(x: i64) -> i64 {
+    x * 2
+}
+
+#[gtap::function]
+fn classify_tail(x: i64) -> i64 {
+    match x {
+        0 => -1,
+        v => {
+            let d = task!(double(v));
+            taskwait!();
+            d + v
+        }
+    }
+}
+gtap::program!(Classify = [classify, classify_tail, double]);
+
+#[test]
+fn match_arms() {
+    for x in -7i64..20 {
+        let want = match x % 3 {
+            0 => 10,
+            m => (2 * (m + x) + 1) * 100 + m,
+        } + x;
+        assert_eq!(run::<Classify, _>(&classify, (x,)), want, "x = {x}");
+        assert_eq!(
+            run::<Classify, _>(&classify_tail, (x,)),
+            if x == 0 { -1 } else { 3 * x }
+        );
+    }
+}
+
+// ---- mutual recursion ----
+
+#[gtap::function]
+fn is_even(n: u32) -> bool {
+    if n == 0 {
+        return true;
+    }
+    let r = task!(is_odd(n - 1));
+    taskwait!();
+    r
+}
+
+#[gtap::function]
+fn is_odd(n: u32) -> bool {
+    if n == 0 {
+        return false;
+    }
+    let r = task!(is_even(n - 1));
+    taskwait!();
+    r
+}
+gtap::program!(Parity = [is_even, is_odd]);
+
+#[test]
+fn mutual_recursion() {
+    for n in 0..40 {
+        assert_eq!(run::<Parity, _>(&is_even, (n,)), n % 2 == 0);
+        assert_eq!(run::<Parity, _>(&is_odd, (n,)), n % 2 == 1);
+    }
 }

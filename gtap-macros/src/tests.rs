@@ -1,0 +1,417 @@
+//! Stage tests: the saved set at each `taskwait!()` (the `rustc_peek` idea: one fixture per
+//! construct, asserting exactly which locals are saved and restored), and expansion snapshots.
+//!
+//! Bless the snapshots with `cargo insta review` (or `INSTA_UPDATE=always cargo test -p
+//! gtap-macros`).
+
+use crate::{cfg, diag::Ctxt, liveness, parse, structure};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Per wait, in source order: (saved, restored) local names, each in declaration order.
+/// Parameters that are not `mut` are never saved: they stay in `args`.
+fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut cx = Ctxt::default();
+    let def = parse::parse_fn(&mut cx, item).expect("parses");
+    let s = structure::structure(&mut cx, def.body.clone(), def.output.is_none());
+    let params: Vec<_> = def
+        .params
+        .iter()
+        .map(|p| (p.ident.clone(), p.mutable))
+        .collect();
+    let body = cfg::build(&mut cx, &s.markers, &params, &s.body);
+    let info = liveness::analyze(&mut cx, &body);
+    if let Err(e) = cx.check() {
+        panic!("unexpected errors: {e}");
+    }
+    let name = |l: cfg::LocalId| body.locals[l.0].ident.to_string();
+    (0..body.waits.len())
+        .map(|w| {
+            let saved = info.live_after[w]
+                .iter()
+                .filter(|l| !info.joined[w].contains(*l))
+                .filter(|l| {
+                    let d = &body.locals[l.0];
+                    d.param.is_none() || d.mutable
+                })
+                .map(name)
+                .collect();
+            let restored = info.live_after[w].iter().map(name).collect();
+            (saved, restored)
+        })
+        .collect()
+}
+
+fn sets(v: &[(&[&str], &[&str])]) -> Vec<(Vec<String>, Vec<String>)> {
+    v.iter()
+        .map(|(s, r)| {
+            (
+                s.iter().map(ToString::to_string).collect(),
+                r.iter().map(ToString::to_string).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Errors of an expansion, as strings.
+fn errors(item: TokenStream) -> Vec<String> {
+    let out = crate::expand::expand(TokenStream::new(), item).to_string();
+    out.split("compile_error !")
+        .skip(1)
+        .map(|s| s.split('"').nth(1).unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn straight_line_fib() {
+    let got = saved_sets(quote! {
+        fn fib(n: u32) -> u64 {
+            if n < 2 { return n as u64; }
+            let a = task!(fib(n - 1));
+            let b = task!(fib(n - 2));
+            taskwait!();
+            a + b
+        }
+    });
+    assert_eq!(got, sets(&[(&[], &["a", "b"])]));
+}
+
+#[test]
+fn if_branch_and_else() {
+    let got = saved_sets(quote! {
+        fn f(n: u32, m: u32) -> u32 {
+            let unused = n + 1;
+            let k = n * 2;
+            let r;
+            if n > 3 {
+                let x = task!(g(n));
+                taskwait!();
+                r = x + k;
+            } else {
+                let y = task!(g(m));
+                let z = m + 7;
+                taskwait!();
+                r = y + z;
+            }
+            r + m
+        }
+    });
+    assert_eq!(
+        got,
+        sets(&[(&["k"], &["m", "k", "x"]), (&["z"], &["m", "y", "z"])])
+    );
+}
+
+#[test]
+fn match_arm_binding() {
+    let got = saved_sets(quote! {
+        fn f(o: Option<u32>) -> u32 {
+            match o {
+                Some(v) => {
+                    let w = task!(g(v));
+                    taskwait!();
+                    w + v
+                }
+                None => 0,
+            }
+        }
+    });
+    assert_eq!(got, sets(&[(&["v"], &["v", "w"])]));
+}
+
+#[test]
+fn loop_carries_accumulators() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let mut acc = 0;
+            let mut i = 0;
+            let dead = 5;
+            loop {
+                if i == n { break; }
+                let s = task!(g(i));
+                taskwait!();
+                acc += s;
+                i += 1;
+            }
+            acc
+        }
+    });
+    assert_eq!(got, sets(&[(&["acc", "i"], &["n", "acc", "i", "s"])]));
+}
+
+#[test]
+fn while_loop_and_dead_after() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let mut i = 0;
+            let mut last = 0;
+            while i < n {
+                let t = i * 2;
+                last = task!(g(t));
+                taskwait!();
+                i += 1;
+            }
+            last
+        }
+    });
+    // `t` is dead after the wait; `last` is a joined result (restored, not saved).
+    assert_eq!(got, sets(&[(&["i"], &["n", "i", "last"])]));
+}
+
+#[test]
+fn for_over_range() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u64 {
+            let mut total = 0;
+            for i in 1..n {
+                let s = task!(g(i));
+                taskwait!();
+                total += s;
+            }
+            total
+        }
+    });
+    // The counter and the end of the desugared loop are ordinary locals; `i` is dead.
+    assert_eq!(
+        got,
+        sets(&[(
+            &["total", "__gtap_next_0", "__gtap_end_0"],
+            &["total", "__gtap_next_0", "__gtap_end_0", "s"]
+        )])
+    );
+}
+
+#[test]
+fn labels_break_continue() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let mut found = 0;
+            let mut i = 0;
+            'outer: loop {
+                i += 1;
+                let mut j = 0;
+                while j < n {
+                    j += 1;
+                    let c = task!(g(i, j));
+                    taskwait!();
+                    if c == 0 { continue 'outer; }
+                    if c == 1 { found = i; break 'outer; }
+                }
+                if i > n { break; }
+            }
+            found
+        }
+    });
+    // `found` is overwritten before any read on every path from the wait but one: live.
+    assert_eq!(
+        got,
+        sets(&[(&["found", "i", "j"], &["n", "found", "i", "j", "c"])])
+    );
+}
+
+#[test]
+fn nested_blocks_and_shadowing() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let x = n + 1;
+            let y = 2;
+            {
+                let x = x * 10;
+                let a = task!(g(x));
+                taskwait!();
+                let _ = a + x;
+            }
+            x + y
+        }
+    });
+    // Both `x`s are live (the inner one until its use, the outer one after the block).
+    assert_eq!(got, sets(&[(&["x", "y", "x"], &["x", "y", "x", "a"])]));
+}
+
+#[test]
+fn several_waits() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let a = task!(g(n));
+            taskwait!();
+            let b = task!(g(a));
+            let keep = a + 1;
+            taskwait!();
+            let c = b * 2;
+            task!(h(c));
+            taskwait!();
+            keep + c
+        }
+    });
+    assert_eq!(
+        got,
+        sets(&[
+            (&[], &["a"]),
+            (&["keep"], &["b", "keep"]),
+            (&["keep", "c"], &["keep", "c"])
+        ])
+    );
+}
+
+#[test]
+fn return_inside() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let m = n + 1;
+            let a = task!(g(n));
+            taskwait!();
+            if a > 10 {
+                return a;
+            }
+            let b = task!(g(m));
+            taskwait!();
+            b
+        }
+    });
+    assert_eq!(got, sets(&[(&["m"], &["m", "a"]), (&[], &["b"])]));
+}
+
+#[test]
+fn unit_task_and_detached_spawns() {
+    let got = saved_sets(quote! {
+        fn f(n: u32, out: Slice<u64>) {
+            task!(g(n, out));
+            task!(g(n + 1, out));
+            taskwait!();
+            out.set(0, n as u64);
+            task!(g(n + 2, out));
+        }
+    });
+    // Parameters that are not `mut` are restored from `args` and never saved.
+    assert_eq!(got, sets(&[(&[], &["n", "out"])]));
+}
+
+#[test]
+fn macro_arguments_are_uses() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let lim = n * 2;
+            let a = task!(g(n));
+            taskwait!();
+            assert!(a < lim, "{}", a);
+            a
+        }
+    });
+    assert_eq!(got, sets(&[(&["lim"], &["lim", "a"])]));
+}
+
+#[test]
+fn dataflow_errors() {
+    let e = errors(quote! {
+        fn f(n: u32) -> u32 {
+            let a = task!(g(n));
+            let b = a + 1;
+            taskwait!();
+            b
+        }
+    });
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("`a` is read before the taskwait!()"), "{e:?}");
+    let e = errors(quote! {
+        fn f(n: u32) -> u32 {
+            let a = task!(g(n));
+            n
+        }
+    });
+    assert!(e[0].contains("never joined"), "{e:?}");
+    let e = errors(quote! {
+        fn f(n: u32) -> u32 {
+            let v = [1u32, 2];
+            let r = &v;
+            taskwait!();
+            r[0]
+        }
+    });
+    assert!(e[0].contains("`r` holds a borrow"), "{e:?}");
+}
+
+// ---- expansion snapshots ----
+
+fn pretty(item: TokenStream) -> String {
+    let out = crate::expand::expand(TokenStream::new(), item);
+    match syn::parse2::<syn::File>(out.clone()) {
+        Ok(f) => prettyplease::unparse(&f),
+        Err(_) => out.to_string(),
+    }
+}
+
+#[test]
+fn snapshot_fib() {
+    let expanded = pretty(quote! {
+        /// Fibonacci numbers, two children per call.
+        pub fn fib(n: u32) -> u64 {
+            if n < 2 {
+                return n as u64;
+            }
+            let a = task!(fib(n - 1));
+            let b = task!(fib(n - 2));
+            taskwait!();
+            a + b
+        }
+    });
+    insta::assert_snapshot!(expanded);
+}
+
+#[test]
+fn snapshot_nqueens() {
+    let expanded = pretty(quote! {
+        /// Counts the placements of `n` queens by bitmask backtracking; rows below `cutoff`
+        /// run sequentially, and every solution adds 1 to `count[0]`.
+        pub fn nqueens(n: u32, row: u32, cols: u32, diag1: u32, diag2: u32, cutoff: u32, count: Slice<u64>) {
+            if row == n {
+                count.atomic_add(0, 1);
+                return;
+            }
+            let all = (1u32 << n) - 1;
+            let mut free = all & !(cols | diag1 | diag2);
+            while free != 0 {
+                let bit = free & free.wrapping_neg();
+                free &= free - 1;
+                if row < cutoff {
+                    task!(nqueens(n, row + 1, cols | bit, (diag1 | bit) << 1, (diag2 | bit) >> 1, cutoff, count));
+                } else {
+                    task!(nqueens_seq(n, row + 1, cols | bit, (diag1 | bit) << 1, (diag2 | bit) >> 1, count));
+                }
+            }
+        }
+    });
+    insta::assert_snapshot!(expanded);
+}
+
+#[test]
+fn snapshot_cilksort() {
+    let expanded = pretty(quote! {
+        /// Sorts `a` using `tmp` as scratch: four quarter sorts, two merges, one final merge.
+        pub fn cilksort(a: Slice<u32>, tmp: Slice<u32>) {
+            let n = a.len();
+            if n < 2048 {
+                seq_sort(a);
+                return;
+            }
+            let q = n / 4;
+            let (a1, rest) = a.split_at(q);
+            let (a2, rest) = rest.split_at(q);
+            let (a3, a4) = rest.split_at(q);
+            let (t1, trest) = tmp.split_at(q);
+            let (t2, trest) = trest.split_at(q);
+            let (t3, t4) = trest.split_at(q);
+            task!(cilksort(a1, t1));
+            task!(cilksort(a2, t2));
+            task!(cilksort(a3, t3));
+            task!(cilksort(a4, t4));
+            taskwait!();
+            task!(cilkmerge(a1, a2, tmp.slice(0, 2 * q)));
+            task!(cilkmerge(a3, a4, tmp.slice(2 * q, n)));
+            taskwait!();
+            let (lo, hi) = tmp.split_at(2 * q);
+            task!(queue = 1, cilkmerge(lo, hi, a));
+            taskwait!();
+        }
+    });
+    insta::assert_snapshot!(expanded);
+}
