@@ -17,7 +17,7 @@
 //! See the README and `docs/` for the run API, the GPU build and the guarantees.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
-pub use gtap_device::{atomic, data::Slice, program, task, Context, KindId, Program, Step, TaskFn};
+pub use gtap_device::{atomic, data::Slice, kernel, program, task, Context, KindId, Program, Step, TaskFn};
 pub use gtap_macros::function;
 
 #[cfg(not(target_arch = "nvptx64"))]

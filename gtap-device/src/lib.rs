@@ -22,7 +22,6 @@ pub mod data;
 pub mod glue;
 pub mod task;
 
-#[cfg(target_arch = "nvptx64")]
 pub mod gpu;
 
 pub use task::{Context, KindId, Program, Step, TaskFn};

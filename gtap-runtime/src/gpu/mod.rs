@@ -1,10 +1,38 @@
-//! GPU backend (stub: the real one replaces this file).
-#![allow(
-    dead_code,
-    clippy::extra_unused_type_parameters,
-    reason = "stub until the GPU backend lands"
-)]
+//! The GPU backend: loads a program's PTX, sizes and launches the persistent kernel that
+//! `gtap::kernel!` emits (`gtap_thread_worker_<Program>`), watches it, and turns what the
+//! device reports into [`Error`]s.
+//!
+//! # Lifecycle of a run
+//!
+//! 1. The kernel for `P` is looked up once; its grid is the occupancy query's blocks per SM
+//!    times the SM count (every block resident: a persistent grid that is not co-resident can
+//!    deadlock, so a `Config::grid` above that is an error, never a hang).
+//! 2. The pools (`gtap_device::gpu::layout`) are allocated once per shape (warps, slot size,
+//!    queues) and reset with a few memsets on the run stream; the root slot (header and
+//!    arguments) and the params are copied after them, then the kernel is launched between two
+//!    timing events.
+//! 3. The host polls the stream; every 10 ms it copies the per-warp progress counters on a
+//!    second stream (the kernel is still running). No change for `Config::watchdog` sets the
+//!    abort word the workers poll, and the run fails with [`Error::Hang`].
+//! 4. After the kernel: the control block says whether the root finished or an error was
+//!    recorded (the error record is in host-mapped memory, so it survives a trap). A trap or
+//!    an illegal address loses the CUDA context: that run fails with [`Error::TaskPanicked`]
+//!    or [`Error::DeviceFault`], later ones with [`Error::ContextLost`].
+//!
+//! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
+//! thread; `cudarc`'s `CudaContext` owns the primary context.
 
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::mem::{size_of, MaybeUninit};
+use std::ptr::null_mut;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{sys, CudaContext};
+use gtap_device::gpu::layout::{
+    self, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, HEADER_BYTES, NONE,
+};
 use gtap_device::task::{Program, TaskFn};
 
 use crate::{
@@ -13,44 +41,589 @@ use crate::{
     stats::RunStats,
 };
 
-fn not_built() -> Error {
-    Error::NoGpu {
-        reason: "this build of gtap has no GPU backend yet".into(),
+type CuResult = sys::CUresult;
+const OK: CuResult = CuResult::CUDA_SUCCESS;
+
+fn driver(what: &str, r: CuResult) -> Error {
+    Error::Driver(format!("{what} failed: {r:?}"))
+}
+
+fn check(what: &str, r: CuResult) -> Result<()> {
+    if r == OK {
+        Ok(())
+    } else {
+        Err(driver(what, r))
     }
 }
 
 /// Whether a CUDA driver is present and a device exists; never panics.
 pub(crate) fn available() -> bool {
-    false
+    // SAFETY: `is_culib_present` only tries to load the library; the other calls run only when
+    // it is there, so cudarc's loader does not panic.
+    unsafe {
+        if !sys::is_culib_present() {
+            return false;
+        }
+        if sys::cuInit(0) != OK {
+            return false;
+        }
+        let mut n = 0;
+        sys::cuDeviceGetCount(&raw mut n) == OK && n > 0
+    }
+}
+
+/// A kernel of one program, with its launch shape.
+#[derive(Clone, Copy)]
+struct Kernel {
+    func: sys::CUfunction,
+    grid: u32,
+    smem: u32,
+}
+
+/// Device regions of one pool shape (see `layout.rs`).
+struct Pools {
+    warps: u32,
+    slot_bytes: u32,
+    queues: u32,
+    n: u32,
+    ring_cap: u32,
+    queue_cap: u32,
+    slots: u64,
+    free_rings: u64,
+    free_pos: u64,
+    deques: u64,
+    deque_rings: u64,
+    progress: u64,
+    stats: u64,
 }
 
 /// A runtime on one GPU.
-pub(crate) struct GpuBackend;
+pub(crate) struct GpuBackend {
+    ctx: Arc<CudaContext>,
+    config: Config,
+    module: sys::CUmodule,
+    stream: sys::CUstream,
+    watch: sys::CUstream,
+    start: sys::CUevent,
+    end: sys::CUevent,
+    sm_count: u32,
+    kernels: HashMap<&'static str, Kernel>,
+    pools: Option<Pools>,
+    /// Fixed-size regions: params, control, root result (4 KiB).
+    params: u64,
+    control: u64,
+    root_result: u64,
+    /// The host-mapped error record and its device address.
+    error_host: *mut ErrorRecord,
+    error_dev: u64,
+    /// Pinned host buffer for progress snapshots (grown on demand).
+    progress_host: Vec<u32>,
+    poisoned: bool,
+}
+
+// SAFETY: the raw handles are plain driver handles, valid from any thread once the context is
+// bound (every method binds it first); the mapped record is only accessed by the thread that
+// holds `&mut self` or `&self` during a call.
+unsafe impl Send for GpuBackend {}
+
+const ROOT_RESULT_BYTES: usize = 4096;
 
 impl GpuBackend {
-    pub(crate) fn new(_config: &Config, _ptx: &'static str) -> Result<Self> {
-        Err(not_built())
+    pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
+        if !available() {
+            return Err(Error::NoGpu { reason: "no CUDA driver or no CUDA device".into() });
+        }
+        if ptx.is_empty() {
+            return Err(Error::NoGpu { reason: "the PTX module is empty".into() });
+        }
+        let ctx = CudaContext::new(0).map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
+        ctx.bind_to_thread().map_err(|e| Error::Driver(format!("{e:?}")))?;
+        ctx.set_limit(sys::CUlimit::CU_LIMIT_STACK_SIZE, config.stack_bytes as usize)
+            .map_err(|e| Error::Driver(format!("setting the stack size failed: {e:?}")))?;
+        let sm_count = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
+        let module = load_module(ptx)?;
+        let mut me = Self {
+            ctx,
+            config: config.clone(),
+            module,
+            stream: null_mut(),
+            watch: null_mut(),
+            start: null_mut(),
+            end: null_mut(),
+            sm_count,
+            kernels: HashMap::new(),
+            pools: None,
+            params: 0,
+            control: 0,
+            root_result: 0,
+            error_host: null_mut(),
+            error_dev: 0,
+            progress_host: Vec::new(),
+            poisoned: false,
+        };
+        let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
+        // SAFETY: out-pointers to fields of `me`; the context is bound.
+        unsafe {
+            check("cuStreamCreate", sys::cuStreamCreate(&raw mut me.stream, flags))?;
+            check("cuStreamCreate", sys::cuStreamCreate(&raw mut me.watch, flags))?;
+            let ev = sys::CUevent_flags::CU_EVENT_DEFAULT as u32;
+            check("cuEventCreate", sys::cuEventCreate(&raw mut me.start, ev))?;
+            check("cuEventCreate", sys::cuEventCreate(&raw mut me.end, ev))?;
+            let mut host: *mut c_void = null_mut();
+            let f = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+            check("cuMemHostAlloc", sys::cuMemHostAlloc(&raw mut host, size_of::<ErrorRecord>(), f))?;
+            me.error_host = host.cast();
+            me.error_host.write_volatile(ErrorRecord::default());
+            check(
+                "cuMemHostGetDevicePointer",
+                sys::cuMemHostGetDevicePointer_v2(&raw mut me.error_dev, host, 0),
+            )?;
+        }
+        me.params = dev_alloc(size_of::<Params>())?;
+        me.control = dev_alloc(size_of::<Control>())?;
+        me.root_result = dev_alloc(ROOT_RESULT_BYTES)?;
+        Ok(me)
+    }
+
+    fn bind(&self) -> Result<()> {
+        self.ctx.bind_to_thread().map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
+    }
+
+    /// The kernel of program `P`, sized on first use.
+    fn kernel<P: Program>(&mut self) -> Result<Kernel> {
+        let program = core::any::type_name::<P>();
+        if let Some(k) = self.kernels.get(program) {
+            return Ok(*k);
+        }
+        let short = program.rsplit("::").next().unwrap_or(program);
+        let name = format!("gtap_thread_worker_{short}");
+        let cname = CString::new(name.clone()).map_err(|_| Error::Driver("bad kernel name".into()))?;
+        let mut func: sys::CUfunction = null_mut();
+        // SAFETY: valid module and out-pointer.
+        let r = unsafe { sys::cuModuleGetFunction(&raw mut func, self.module, cname.as_ptr()) };
+        if r != OK {
+            return Err(Error::NoGpu {
+                reason: format!("the PTX module has no kernel `{name}`: add `gtap::kernel!({short});` to the device crate"),
+            });
+        }
+        let block = self.config.block;
+        let smem = (block / 32) * layout::smem_per_warp(self.config.queues);
+        let mut per_sm = 0;
+        // SAFETY: valid function handle and out-pointer.
+        check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&raw mut per_sm, func, block as i32, smem as usize)
+        })?;
+        let max_grid = per_sm.max(0) as u32 * self.sm_count;
+        if max_grid == 0 {
+            return Err(Error::InvalidConfig {
+                field: "block",
+                value: block.to_string(),
+                expected: "a block size the kernel can launch with (its registers per thread limit it)",
+            });
+        }
+        let grid = match self.config.grid {
+            None => max_grid,
+            Some(g) if g <= max_grid => g,
+            Some(g) => {
+                return Err(Error::InvalidConfig {
+                    field: "grid",
+                    value: format!("Some({g}) (only {max_grid} blocks of {block} threads fit on the device at once)"),
+                    expected: "a grid whose blocks are all co-resident; None sizes it from the occupancy query",
+                })
+            }
+        };
+        let k = Kernel { func, grid, smem };
+        self.kernels.insert(program, k);
+        Ok(k)
+    }
+
+    /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
+    /// the shape is the same.
+    fn pools(&mut self, warps: u32, stride: usize) -> Result<()> {
+        let slot_bytes = HEADER_BYTES + stride.next_multiple_of(16) as u32;
+        let queues = self.config.queues;
+        if let Some(p) = &self.pools {
+            if p.warps == warps && p.slot_bytes == slot_bytes && p.queues == queues {
+                return Ok(());
+            }
+        }
+        if let Some(old) = self.pools.take() {
+            free_pools(&old);
+        }
+        let n = self.config.tasks_per_warp;
+        let ring_cap = n.next_power_of_two();
+        let queue_cap = n.next_power_of_two().max(64);
+        let w = warps as usize;
+        let mut p = Pools {
+            warps,
+            slot_bytes,
+            queues,
+            n,
+            ring_cap,
+            queue_cap,
+            slots: 0,
+            free_rings: 0,
+            free_pos: 0,
+            deques: 0,
+            deque_rings: 0,
+            progress: 0,
+            stats: 0,
+        };
+        let r = (|| -> Result<()> {
+            p.slots = dev_alloc((w * n as usize + 1) * slot_bytes as usize)?;
+            p.free_rings = dev_alloc(w * ring_cap as usize * 4)?;
+            p.free_pos = dev_alloc(w * 4)?;
+            p.deques = dev_alloc(w * queues as usize * size_of::<DequeHeader>())?;
+            p.deque_rings = dev_alloc(w * queues as usize * queue_cap as usize * 4)?;
+            p.progress = dev_alloc(w * 4)?;
+            p.stats = dev_alloc(w * size_of::<WarpStats>())?;
+            Ok(())
+        })();
+        if let Err(e) = r {
+            free_pools(&p);
+            return Err(e);
+        }
+        self.pools = Some(p);
+        Ok(())
     }
 
     pub(crate) fn run<P: Program, T: TaskFn>(
         &mut self,
         _entry: &T,
-        _args: T::Args,
-        _stride: usize,
+        args: T::Args,
+        stride: usize,
     ) -> Result<(T::Output, RunStats)> {
-        Err(not_built())
+        let t0 = Instant::now();
+        if self.poisoned {
+            return Err(Error::ContextLost);
+        }
+        self.bind()?;
+        if size_of::<T::Args>() > stride || size_of::<T::Output>() > ROOT_RESULT_BYTES {
+            return Err(Error::Protocol { task: T::NAME, detail: "root arguments or result larger than the frame" });
+        }
+        let k = self.kernel::<P>()?;
+        let warps = k.grid * (self.config.block / 32);
+        self.pools(warps, stride)?;
+        let pools = self.pools.as_ref().ok_or(Error::Protocol { task: T::NAME, detail: "no pools" })?;
+        let w = warps as usize;
+        let root_slot = warps * pools.n;
+        let stats_dev = pools.stats;
+        let params = Params {
+            slots: pools.slots,
+            slot_bytes: pools.slot_bytes,
+            tasks_per_warp: pools.n,
+            free_rings: pools.free_rings,
+            free_pos: pools.free_pos,
+            ring_cap: pools.ring_cap,
+            queues: pools.queues,
+            deques: pools.deques,
+            deque_rings: pools.deque_rings,
+            queue_cap: pools.queue_cap,
+            num_warps: warps,
+            progress: pools.progress,
+            stats: pools.stats,
+            control: self.control,
+            error: self.error_dev,
+            root_slot,
+            max_children: self.config.max_children,
+        };
+        let control = Control { live: 1, ..Control::default() };
+        // The root slot: header, then the arguments at the frame's offset 0.
+        let mut root = vec![0u8; pools.slot_bytes as usize];
+        let header = Header {
+            kind: T::ID,
+            parent: NONE,
+            result_dst: self.root_result,
+            ..Header::default()
+        };
+        // SAFETY: `root` holds HEADER_BYTES + stride >= size_of::<Header>() + size_of::<Args>()
+        // bytes; unaligned writes of plain `Copy` data.
+        unsafe {
+            root.as_mut_ptr().cast::<Header>().write_unaligned(header);
+            root.as_mut_ptr().add(HEADER_BYTES as usize).cast::<T::Args>().write_unaligned(args);
+            self.error_host.write_volatile(ErrorRecord::default());
+        }
+        let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
+        let s = self.stream;
+        // SAFETY: every region was allocated with these sizes; the host sources outlive the
+        // calls (pageable async copies are staged before they return).
+        unsafe {
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s))?;
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s))?;
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s))?;
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.progress, 0, w, s))?;
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.stats, 0, w * 4, s))?;
+            htod(self.control, &control, s)?;
+            htod(self.params, &params, s)?;
+            check(
+                "cuMemcpyHtoDAsync",
+                sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
+            )?;
+            check("cuMemsetD32Async", sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s))?;
+            check("cuEventRecord", sys::cuEventRecord(self.start, s))?;
+            let mut arg = self.params;
+            let mut kargs = [(&raw mut arg).cast::<c_void>()];
+            check(
+                "cuLaunchKernel",
+                sys::cuLaunchKernel(
+                    k.func,
+                    k.grid,
+                    1,
+                    1,
+                    self.config.block,
+                    1,
+                    1,
+                    k.smem,
+                    s,
+                    kargs.as_mut_ptr(),
+                    null_mut(),
+                ),
+            )?;
+            check("cuEventRecord", sys::cuEventRecord(self.end, s))?;
+        }
+        self.wait(warps)?;
+
+        // The kernel exited: read what it left.
+        let mut ctl = Control::default();
+        // SAFETY: the control block holds one Control.
+        unsafe { dtoh(&raw mut ctl, self.control, s)? };
+        if ctl.error != 0 {
+            return Err(self.device_error::<P>());
+        }
+        if ctl.done == 0 {
+            return Err(Error::Protocol {
+                task: T::NAME,
+                detail: "the GPU workers exited before the root task finished",
+            });
+        }
+        let mut out = MaybeUninit::<T::Output>::uninit();
+        let mut stats = vec![WarpStats::default(); w];
+        let mut kernel_ms = 0f32;
+        // SAFETY: the root wrote its output (a `T::Output`) to root_result; stats hold `w`
+        // entries.
+        let output = unsafe {
+            if size_of::<T::Output>() > 0 {
+                check(
+                    "cuMemcpyDtoHAsync",
+                    sys::cuMemcpyDtoHAsync_v2(out.as_mut_ptr().cast(), self.root_result, size_of::<T::Output>(), s),
+                )?;
+            }
+            check(
+                "cuMemcpyDtoHAsync",
+                sys::cuMemcpyDtoHAsync_v2(stats.as_mut_ptr().cast(), stats_dev, w * size_of::<WarpStats>(), s),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
+            check("cuEventElapsedTime", sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end))?;
+            out.assume_init()
+        };
+        let (mut steps, mut spawned, mut steals) = (0u64, 0u64, 0u64);
+        for st in &stats {
+            steps += u64::from(st.steps);
+            spawned += u64::from(st.spawned);
+            steals += u64::from(st.steals);
+        }
+        let stats = RunStats {
+            backend: "gpu",
+            workers: w,
+            tasks: spawned + 1,
+            steps,
+            steals,
+            elapsed: t0.elapsed(),
+            kernel_time: Some(Duration::from_secs_f64(f64::from(kernel_ms) / 1e3)),
+        };
+        Ok((output, stats))
     }
 
-    pub(crate) fn upload<T: Copy>(&self, _data: &[T]) -> Result<DeviceBuffer> {
-        Err(not_built())
+    /// Waits for the kernel, polling the progress counters; a hang or a fault becomes an error.
+    fn wait(&mut self, warps: u32) -> Result<()> {
+        let w = warps as usize;
+        self.progress_host.resize(w, 0);
+        let progress = self.pools.as_ref().map_or(0, |p| p.progress);
+        let mut last_sum = 0u64;
+        let mut last_change = Instant::now();
+        let mut next_poll = Instant::now() + Duration::from_millis(10);
+        let mut sleep_us = 5;
+        loop {
+            // SAFETY: a valid stream.
+            let r = unsafe { sys::cuStreamQuery(self.stream) };
+            if r == OK {
+                return Ok(());
+            }
+            if r != CuResult::CUDA_ERROR_NOT_READY {
+                return Err(self.fault(r));
+            }
+            let now = Instant::now();
+            if now >= next_poll {
+                next_poll = now + Duration::from_millis(10);
+                // SAFETY: `progress_host` holds `w` u32; the progress region too. The copy runs
+                // on the watch stream while the kernel runs on the other.
+                unsafe {
+                    check(
+                        "cuMemcpyDtoHAsync",
+                        sys::cuMemcpyDtoHAsync_v2(self.progress_host.as_mut_ptr().cast(), progress, w * 4, self.watch),
+                    )?;
+                    check("cuStreamSynchronize", sys::cuStreamSynchronize(self.watch))?;
+                }
+                let sum = self.progress_host.iter().map(|&x| u64::from(x)).sum::<u64>();
+                if sum != last_sum {
+                    last_sum = sum;
+                    last_change = now;
+                } else if now - last_change > self.config.watchdog {
+                    return Err(self.abort(now - last_change));
+                }
+            }
+            std::thread::sleep(Duration::from_micros(sleep_us));
+            sleep_us = (sleep_us * 2).min(200);
+        }
     }
 
-    pub(crate) fn alloc_zeroed(&self, _bytes: usize) -> Result<DeviceBuffer> {
-        Err(not_built())
+    /// Stops a hung kernel through the abort word; returns the error to report.
+    fn abort(&mut self, after: Duration) -> Error {
+        let one = 1u32;
+        let addr = self.control + core::mem::offset_of!(Control, abort) as u64;
+        // SAFETY: the control block is allocated; the watch stream runs beside the kernel.
+        let r = unsafe {
+            let r = sys::cuMemcpyHtoDAsync_v2(addr, (&raw const one).cast(), 4, self.watch);
+            if r == OK {
+                sys::cuStreamSynchronize(self.watch)
+            } else {
+                r
+            }
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while r == OK && Instant::now() < deadline {
+            // SAFETY: a valid stream.
+            match unsafe { sys::cuStreamQuery(self.stream) } {
+                OK => return Error::Hang { after },
+                CuResult::CUDA_ERROR_NOT_READY => std::thread::sleep(Duration::from_millis(1)),
+                _ => break,
+            }
+        }
+        // The kernel did not stop (a task loops forever): the context cannot be trusted.
+        self.poisoned = true;
+        Error::Hang { after }
     }
 
-    pub(crate) fn download<T: Copy>(&self, _buf: &DeviceBuffer, _out: &mut [T]) -> Result<()> {
-        Err(not_built())
+    /// The error of a failed launch (trap, illegal address): the context is lost.
+    fn fault(&mut self, r: CuResult) -> Error {
+        self.poisoned = true;
+        // SAFETY: host-mapped memory, valid until drop; the device finished writing it before
+        // the trap.
+        let rec = unsafe { self.error_host.read_volatile() };
+        if rec.code == layout::ERR_PANIC {
+            let n = (rec.file_len as usize).min(rec.file.len());
+            let file = String::from_utf8_lossy(&rec.file[..n]);
+            return Error::TaskPanicked {
+                task: "<a task on the GPU>",
+                message: format!(
+                    "panicked at {file}:{} (warp {}, lane {}); the CUDA context is lost, create a new Runtime (run on the CPU backend for the panic message)",
+                    rec.line, rec.warp, rec.lane
+                ),
+            };
+        }
+        Error::DeviceFault {
+            code: r as u32,
+            detail: format!(
+                "the kernel failed with {r:?}; the CUDA context is lost, create a new Runtime"
+            ),
+        }
+    }
+
+    /// The error the device recorded (the kernel drained and exited).
+    fn device_error<P: Program>(&self) -> Error {
+        // SAFETY: host-mapped memory; the kernel has exited, so every device write is visible.
+        let rec = unsafe { self.error_host.read_volatile() };
+        let task = P::name_of(rec.kind);
+        let p = self.pools.as_ref();
+        match rec.code {
+            layout::ERR_POOL_EXHAUSTED => Error::PoolExhausted {
+                limit: "Config::tasks_per_warp",
+                capacity: u64::from(rec.limit),
+            },
+            layout::ERR_QUEUE_OVERFLOW => Error::QueueOverflow {
+                limit: "Config::tasks_per_warp",
+                capacity: u64::from(p.map_or(rec.limit, |p| p.n)),
+            },
+            layout::ERR_INVALID_QUEUE => Error::InvalidQueue { task, queue: rec.value, queues: rec.limit },
+            layout::ERR_UNKNOWN_KIND => Error::UnknownKind {
+                task,
+                kind: rec.kind,
+                program: core::any::type_name::<P>(),
+            },
+            layout::ERR_TOO_MANY_CHILDREN => Error::PoolExhausted {
+                limit: "Config::max_children",
+                capacity: u64::from(rec.limit),
+            },
+            0 => Error::Protocol { task: "<gpu scheduler>", detail: "an error was flagged but not recorded" },
+            _ => Error::Protocol { task, detail: "the GPU scheduler found its own state inconsistent" },
+        }
+    }
+
+    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
+        self.bind()?;
+        let bytes = std::mem::size_of_val(data);
+        let buf = DeviceBuffer { ptr: dev_alloc(bytes.max(1))?, bytes, ctx: self.ctx.clone() };
+        if bytes > 0 {
+            // SAFETY: `buf` holds `bytes` bytes; `data` is valid for them.
+            check("cuMemcpyHtoD", unsafe { sys::cuMemcpyHtoD_v2(buf.ptr, data.as_ptr().cast(), bytes) })?;
+        }
+        Ok(buf)
+    }
+
+    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
+        self.bind()?;
+        let buf = DeviceBuffer { ptr: dev_alloc(bytes.max(4))?, bytes, ctx: self.ctx.clone() };
+        // SAFETY: the allocation holds at least `bytes.max(4)` bytes, a multiple of 4 rounded up
+        // by the driver's allocation granularity.
+        check("cuMemsetD8", unsafe { sys::cuMemsetD8_v2(buf.ptr, 0, bytes.max(4)) })?;
+        Ok(buf)
+    }
+
+    pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
+        self.bind()?;
+        let bytes = std::mem::size_of_val(out).min(buf.bytes);
+        if bytes > 0 {
+            // SAFETY: both sides hold at least `bytes` bytes; `T: Copy` and the caller reads
+            // bytes of valid `T`s back.
+            check("cuMemcpyDtoH", unsafe { sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), buf.ptr, bytes) })?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for GpuBackend {
+    fn drop(&mut self) {
+        // After a fault the context is gone: every call would fail; leak instead.
+        if self.poisoned || self.bind().is_err() {
+            return;
+        }
+        if let Some(p) = self.pools.take() {
+            free_pools(&p);
+        }
+        // SAFETY: handles created in `new` (null ones are skipped by the driver or here).
+        unsafe {
+            for d in [self.params, self.control, self.root_result] {
+                if d != 0 {
+                    let _ = sys::cuMemFree_v2(d);
+                }
+            }
+            if !self.error_host.is_null() {
+                let _ = sys::cuMemFreeHost(self.error_host.cast());
+            }
+            for e in [self.start, self.end] {
+                if !e.is_null() {
+                    let _ = sys::cuEventDestroy_v2(e);
+                }
+            }
+            for s in [self.stream, self.watch] {
+                if !s.is_null() {
+                    let _ = sys::cuStreamDestroy_v2(s);
+                }
+            }
+            let _ = sys::cuModuleUnload(self.module);
+        }
     }
 }
 
@@ -58,10 +631,93 @@ impl GpuBackend {
 pub(crate) struct DeviceBuffer {
     ptr: u64,
     bytes: usize,
+    ctx: Arc<CudaContext>,
 }
 
 impl DeviceBuffer {
     pub(crate) fn ptr(&self) -> u64 {
         self.ptr
     }
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: allocated by `dev_alloc` in this context and freed once.
+            unsafe {
+                let _ = sys::cuMemFree_v2(self.ptr);
+            }
+        }
+    }
+}
+
+fn dev_alloc(bytes: usize) -> Result<u64> {
+    let mut p = 0;
+    // SAFETY: out-pointer; the caller bound the context.
+    let r = unsafe { sys::cuMemAlloc_v2(&raw mut p, bytes.max(1)) };
+    match r {
+        OK => Ok(p),
+        CuResult::CUDA_ERROR_OUT_OF_MEMORY => Err(Error::OutOfMemory { bytes, memory: "device" }),
+        r => Err(driver("cuMemAlloc", r)),
+    }
+}
+
+fn free_pools(p: &Pools) {
+    for d in [p.slots, p.free_rings, p.free_pos, p.deques, p.deque_rings, p.progress, p.stats] {
+        if d != 0 {
+            // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).
+            unsafe {
+                let _ = sys::cuMemFree_v2(d);
+            }
+        }
+    }
+}
+
+/// Copies one `T` to device address `dst`, ordered on `s`.
+///
+/// # Safety
+///
+/// `dst` holds a `T`.
+unsafe fn htod<T: Copy>(dst: u64, v: &T, s: sys::CUstream) -> Result<()> {
+    // SAFETY: the caller guarantees the destination; `v` is valid for `size_of::<T>()` bytes.
+    check("cuMemcpyHtoDAsync", unsafe {
+        sys::cuMemcpyHtoDAsync_v2(dst, (v as *const T).cast(), size_of::<T>(), s)
+    })
+}
+
+/// Copies one `T` from device address `src` and waits for it.
+///
+/// # Safety
+///
+/// `src` holds a `T` and `out` is valid for a write of one.
+unsafe fn dtoh<T: Copy>(out: *mut T, src: u64, s: sys::CUstream) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        check("cuMemcpyDtoHAsync", sys::cuMemcpyDtoHAsync_v2(out.cast(), src, size_of::<T>(), s))?;
+        check("cuStreamSynchronize", sys::cuStreamSynchronize(s))
+    }
+}
+
+/// Loads `ptx` with the JIT's error log, so that a rejected module says why.
+fn load_module(ptx: &str) -> Result<sys::CUmodule> {
+    let src = CString::new(ptx).map_err(|_| Error::NoGpu { reason: "the PTX text contains a NUL byte".into() })?;
+    let mut log = vec![0u8; 16 * 1024];
+    let mut opts = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut vals = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+    let mut module: sys::CUmodule = null_mut();
+    // SAFETY: NUL-terminated PTX; option arrays of equal length; the log buffer outlives the call.
+    let r = unsafe {
+        sys::cuModuleLoadDataEx(&raw mut module, src.as_ptr().cast(), 2, opts.as_mut_ptr(), vals.as_mut_ptr())
+    };
+    if r == OK {
+        return Ok(module);
+    }
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    Err(Error::Driver(format!(
+        "loading the PTX module failed ({r:?}): {}",
+        String::from_utf8_lossy(&log[..end]).trim()
+    )))
 }

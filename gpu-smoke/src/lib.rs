@@ -1,0 +1,271 @@
+//! Hand-expanded task functions (what `#[gtap::function]` will generate; see
+//! `docs/contract-sketch-fib.rs`) for the GPU smoke tests: fib (joins), nqueens (detached spawns
+//! and a user atomic), a tree with detached leaves under a joining root (a record kept alive by
+//! detached children), a spawn on a queue that does not exist, and a task that panics.
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+#![allow(non_camel_case_types, non_upper_case_globals, clippy::undocumented_unsafe_blocks, missing_docs)]
+
+use gtap::Slice;
+use gtap::__private as g;
+
+/// Expands the boilerplate of a task function's marker, constants and arity.
+macro_rules! marker {
+    ($marker:ident, $f:ident, $args:ty, $out:ty, $joins:expr, $arity:literal, [$($callee:expr),*]) => {
+        #[derive(Clone, Copy)]
+        pub struct $marker;
+        pub const $f: $marker = $marker;
+        impl g::Arity<$arity> for $marker {}
+        unsafe impl g::TaskFn for $marker {
+            type Args = $args;
+            type Output = $out;
+            const ID: g::KindId = gtap::task::kind_id(concat!(module_path!(), "::", stringify!($f)));
+            const NAME: &'static str = stringify!($f);
+            const JOINS: bool = $joins;
+            const CALLEES: &'static [g::KindId] = &[$(gtap::task::kind_of(&$callee)),*];
+            unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+                unsafe { $f::step(ctx) }
+            }
+        }
+    };
+}
+
+// ---- fib(n) = fib(n-1) + fib(n-2), a task per call ----------------------------------------------
+marker!(__gtap_fib_marker, fib, (u32,), u64, true, 1, [fib, fib]);
+#[repr(C)]
+pub struct FibFrame<L0, L1> {
+    args: (u32,),
+    a: L0,
+    b: L1,
+}
+#[allow(non_snake_case)]
+mod fib {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut FibFrame<_, _>;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let result = ctx.result_dst() as *mut u64;
+        match ctx.state() {
+            0 => {
+                let (n,) = unsafe { (*frame).args };
+                if n < 2 {
+                    unsafe { g::write_result(result, u64::from(n)) };
+                    return g::Step::Done;
+                }
+                if !unsafe { g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).a, (n - 1,)) } {
+                    return g::Step::Aborted;
+                }
+                if !unsafe { g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).b, (n - 2,)) } {
+                    return g::Step::Aborted;
+                }
+                if ctx.wait(1, 0) {
+                    return g::Step::Suspended;
+                }
+                let (a, b): (u64, u64) = unsafe { ((*frame).a, (*frame).b) };
+                unsafe { g::write_result(result, a + b) };
+                g::Step::Done
+            }
+            1 => {
+                let (a, b): (u64, u64) = unsafe { ((*frame).a, (*frame).b) };
+                unsafe { g::write_result(result, a + b) };
+                g::Step::Done
+            }
+            _ => ctx.unknown_kind(0),
+        }
+    }
+}
+gtap::program!(pub Fib = [fib]);
+
+// ---- nqueens: detached spawns down to `cutoff` rows, then a sequential count -----------------
+/// Completions of a partial board, sequentially.
+#[must_use]
+pub fn nqueens_seq(n: u32, row: u32, cols: u32, d1: u32, d2: u32) -> u64 {
+    if row == n {
+        return 1;
+    }
+    let all = (1u32 << n) - 1;
+    let mut free = all & !(cols | d1 | d2);
+    let mut count = 0;
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        count += nqueens_seq(n, row + 1, cols | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1);
+    }
+    count
+}
+
+type NqArgs = (u32, u32, u32, u32, u32, u32, Slice<u64>);
+marker!(__gtap_nqueens_marker, nqueens, NqArgs, (), false, 7, [nqueens]);
+#[repr(C)]
+pub struct NqFrame {
+    args: NqArgs,
+}
+mod nqueens {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut NqFrame;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let (n, row, cols, d1, d2, cutoff, count) = unsafe { (*frame).args };
+        if row >= cutoff || row == n {
+            let found = nqueens_seq(n, row, cols, d1, d2);
+            if found > 0 {
+                count.atomic_add(0, found);
+            }
+            return g::Step::Done;
+        }
+        let all = (1u32 << n) - 1;
+        let mut free = all & !(cols | d1 | d2);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let a = (n, row + 1, cols | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1, cutoff, count);
+            if !unsafe { g::spawn::<_, 7, _>(ctx, &super::nqueens, 0, g::discard(&super::nqueens), a) } {
+                return g::Step::Aborted;
+            }
+        }
+        g::Step::Done
+    }
+}
+gtap::program!(pub NQueens = [nqueens]);
+
+// ---- mixed: a joining root whose last step spawns a detached tree --------------------------
+// fn leaves(depth, out) { if depth == 0 { out.atomic_add(0, 1); return } for _ in 0..3 { task!(leaves(depth - 1, out)) } }
+// fn mixroot(n, depth, out) -> u64 { let a = task!(fib(n)); taskwait!(); task!(leaves(depth, out)); a }
+marker!(__gtap_leaves_marker, leaves, (u32, Slice<u64>), (), false, 2, [leaves]);
+#[repr(C)]
+pub struct LeavesFrame {
+    args: (u32, Slice<u64>),
+}
+mod leaves {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut LeavesFrame;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let (depth, out) = unsafe { (*frame).args };
+        if depth == 0 {
+            out.atomic_add(0, 1);
+            return g::Step::Done;
+        }
+        for _ in 0..3 {
+            if !unsafe { g::spawn::<_, 2, _>(ctx, &super::leaves, 0, g::discard(&super::leaves), (depth - 1, out)) } {
+                return g::Step::Aborted;
+            }
+        }
+        g::Step::Done
+    }
+}
+marker!(__gtap_mixroot_marker, mixroot, (u32, u32, Slice<u64>), u64, true, 3, [fib, leaves]);
+#[repr(C)]
+pub struct MixFrame<L0, L1, L2> {
+    args: (u32, u32, Slice<u64>),
+    a: L0,
+    depth: L1,
+    out: L2,
+}
+mod mixroot {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut MixFrame<_, _, _>;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let result = ctx.result_dst() as *mut u64;
+        let (a, depth, out): (u64, u32, Slice<u64>) = match ctx.state() {
+            0 => {
+                let (n, depth, out) = unsafe { (*frame).args };
+                if !unsafe { g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).a, (n,)) } {
+                    return g::Step::Aborted;
+                }
+                if ctx.wait(1, 0) {
+                    unsafe {
+                        g::save(&raw mut (*frame).depth, depth);
+                        g::save(&raw mut (*frame).out, out);
+                    }
+                    return g::Step::Suspended;
+                }
+                (unsafe { (*frame).a }, depth, out)
+            }
+            1 => unsafe { ((*frame).a, (*frame).depth, (*frame).out) },
+            _ => return ctx.unknown_kind(0),
+        };
+        if !unsafe { g::spawn::<_, 2, _>(ctx, &super::leaves, 0, g::discard(&super::leaves), (depth, out)) } {
+            return g::Step::Aborted;
+        }
+        unsafe { g::write_result(result, a) };
+        g::Step::Done
+    }
+}
+gtap::program!(pub Mixed = [mixroot, fib, leaves]);
+
+// ---- failure modes ---------------------------------------------------------------------------
+// fn badq(x: u32) { if x > 0 { task!(queue = x + 6, badq(x - 1)) } }
+marker!(__gtap_badq_marker, badq, (u32,), (), false, 1, [badq]);
+#[repr(C)]
+pub struct BadqFrame {
+    args: (u32,),
+}
+mod badq {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut BadqFrame;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let (x,) = unsafe { (*frame).args };
+        if x > 0 && !unsafe { g::spawn::<_, 1, _>(ctx, &super::badq, g::queue(x + 6), g::discard(&super::badq), (x - 1,)) } {
+            return g::Step::Aborted;
+        }
+        g::Step::Done
+    }
+}
+gtap::program!(pub BadQueue = [badq]);
+
+// fn oob(s: Slice<u64>) { let _ = s.get(s.len()); }  -- a bounds-check panic
+marker!(__gtap_oob_marker, oob, (Slice<u64>,), u64, false, 1, []);
+#[repr(C)]
+pub struct OobFrame {
+    args: (Slice<u64>,),
+}
+mod oob {
+    use super::*;
+    #[inline(always)]
+    pub(super) unsafe fn step<C: g::Context>(ctx: &mut C) -> g::Step {
+        let frame = ctx.frame() as *mut OobFrame;
+        if C::PROBE {
+            let (s, a) = g::frame_layout::<_, { g::DEFAULT_MAX_FRAME_BYTES }>(frame);
+            ctx.report_layout(s, a);
+            return g::Step::Done;
+        }
+        let (s,) = unsafe { (*frame).args };
+        let v = s.get(s.len());
+        unsafe { g::write_result(ctx.result_dst() as *mut u64, v) };
+        g::Step::Done
+    }
+}
+gtap::program!(pub Oob = [oob]);
+
+gtap::kernel!(Fib);
+gtap::kernel!(NQueens);
+gtap::kernel!(Mixed);
+gtap::kernel!(BadQueue);
+gtap::kernel!(Oob);

@@ -1,0 +1,547 @@
+//! PTX primitives: the only module of gtap with inline assembly on the GPU.
+//!
+//! Each function is one PTX instruction (or a fixed short sequence), named after it, with the
+//! instruction in `#[doc(alias)]`. Why inline assembly and not `core::sync::atomic`: rustc 1.95
+//! (LLVM 22) drops the memory order of atomic RMWs on nvptx and gives loads, stores and CAS
+//! system (`.sys`) scope (DESIGN.md §5); the scheduler needs exact orders at `.gpu` scope.
+//!
+//! # Scopes
+//!
+//! | suffix | PTX scope | used for |
+//! |---|---|---|
+//! | `_cta` | `.cta` | per-warp scheduler words in shared memory (only one warp touches them) |
+//! | `_gpu` | `.gpu` | everything shared between warps of the run (device memory) |
+//! | `_sys` | `.sys` | words in host-mapped memory (the error record) |
+//!
+//! Every `asm!` here leaves out `options(nomem)` unless it touches no memory, so each is also a
+//! compiler barrier: the Rust code around it is not reordered across it.
+//!
+//! Addresses are *generic* pointers (what Rust pointers are on nvptx) unless a name says
+//! `global`; the `.global` forms need a pointer into device global memory, which every
+//! allocation of the host runtime (`cuMemAlloc`) is.
+//!
+//! Sources: PTX ISA 7.8 (rustc emits `.version 7.8` for sm_90), §9.7.3 (`ld`/`st` and their
+//! `.relaxed/.acquire/.release` forms), §9.7.12 (`atom`, `red`, `fence`), §9.7.8 (`shfl.sync`,
+//! `vote.sync`, `match.sync`, `redux.sync`), §10 (special registers).
+
+use core::arch::asm;
+
+// ---------------------------------------------------------------------------------------------
+// Special registers and indices
+
+/// The calling thread's lane within its warp, `0..32`.
+#[doc(alias = "%laneid")]
+#[inline(always)]
+#[must_use]
+pub fn lane_id() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// Lanes of this warp below the calling one, as a mask.
+#[doc(alias = "%lanemask_lt")]
+#[inline(always)]
+#[must_use]
+pub fn lanemask_lt() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `threadIdx.x`.
+#[doc(alias = "%tid.x")]
+#[inline(always)]
+#[must_use]
+pub fn thread_idx_x() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, %tid.x;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `blockIdx.x`.
+#[doc(alias = "%ctaid.x")]
+#[inline(always)]
+#[must_use]
+pub fn block_idx_x() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, %ctaid.x;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `blockDim.x`.
+#[doc(alias = "%ntid.x")]
+#[inline(always)]
+#[must_use]
+pub fn block_dim_x() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, %ntid.x;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// The global nanosecond timer (same clock on every SM; resolution about 1 µs on Hopper).
+#[doc(alias = "%globaltimer")]
+#[inline(always)]
+#[must_use]
+pub fn globaltimer() -> u64 {
+    let r: u64;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
+    r
+}
+
+/// Sleeps the calling thread for about `ns` nanoseconds (at most 1 ms; the hardware may wake
+/// it earlier).
+#[doc(alias = "nanosleep.u32")]
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: a pure delay; no memory is touched.
+    unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
+}
+
+/// Aborts the kernel: the launch fails and the CUDA context is lost.
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: `trap` ends the thread's execution (and the launch); it never returns.
+    unsafe { asm!("trap;", options(noreturn, nostack)) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp collectives. `mask` names the lanes taking part; every lane in it must execute the same
+// call (PTX requirement for `.sync` collectives).
+
+/// Waits until every lane in `mask` arrives; orders the memory accesses of those lanes.
+#[doc(alias = "bar.warp.sync")]
+#[inline(always)]
+pub fn bar_warp_sync(mask: u32) {
+    // SAFETY: a warp barrier; memory effects are the ordering the compiler must not move across.
+    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack)) };
+}
+
+/// The lanes currently executing this instruction together.
+#[doc(alias = "activemask.b32")]
+#[inline(always)]
+#[must_use]
+pub fn activemask() -> u32 {
+    let r: u32;
+    // SAFETY: reads the converged-lane mask; no memory is touched.
+    unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nomem, nostack)) };
+    r
+}
+
+/// `v` of lane `src` (every lane in `mask` gets it).
+#[doc(alias = "shfl.sync.idx.b32")]
+#[inline(always)]
+#[must_use]
+pub fn shfl_sync_idx_b32(mask: u32, v: u32, src: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a register exchange among the lanes in `mask`; no memory is touched.
+    unsafe {
+        asm!(
+            "shfl.sync.idx.b32 {r}, {v}, {s}, 31, {m};",
+            r = out(reg32) r, v = in(reg32) v, s = in(reg32) src, m = in(reg32) mask,
+            options(nomem, nostack)
+        );
+    }
+    r
+}
+
+/// [`shfl_sync_idx_b32`] for a 64-bit value (two shuffles).
+#[inline(always)]
+#[must_use]
+pub fn shfl_sync_idx_b64(mask: u32, v: u64, src: u32) -> u64 {
+    let lo = shfl_sync_idx_b32(mask, v as u32, src);
+    let hi = shfl_sync_idx_b32(mask, (v >> 32) as u32, src);
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// The lanes of `mask` whose `pred` is true.
+#[doc(alias = "vote.sync.ballot.b32")]
+#[inline(always)]
+#[must_use]
+pub fn vote_sync_ballot_b32(mask: u32, pred: bool) -> u32 {
+    let r: u32;
+    // SAFETY: a vote among the lanes in `mask`; no memory is touched.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+            r = out(reg32) r, x = in(reg32) u32::from(pred), m = in(reg32) mask,
+            options(nomem, nostack)
+        );
+    }
+    r
+}
+
+/// The lanes of `mask` whose `v` equals the calling lane's.
+#[doc(alias = "match.any.sync.b32")]
+#[inline(always)]
+#[must_use]
+pub fn match_any_sync_b32(mask: u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a comparison among the lanes in `mask`; no memory is touched.
+    unsafe {
+        asm!(
+            "match.any.sync.b32 {r}, {v}, {m};",
+            r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask,
+            options(nomem, nostack)
+        );
+    }
+    r
+}
+
+/// The sum of `v` over the lanes of `mask` (sm_80+).
+#[doc(alias = "redux.sync.add.u32")]
+#[inline(always)]
+#[must_use]
+pub fn redux_sync_add_u32(mask: u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a reduction among the lanes in `mask`; no memory is touched.
+    unsafe {
+        asm!(
+            "redux.sync.add.u32 {r}, {v}, {m};",
+            r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask,
+            options(nomem, nostack)
+        );
+    }
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fences
+
+/// Acquire-release fence at device scope.
+#[doc(alias = "fence.acq_rel.gpu")]
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence; it only orders memory accesses.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+}
+
+/// Sequentially consistent fence at device scope.
+#[doc(alias = "fence.sc.gpu")]
+#[inline(always)]
+pub fn fence_sc_gpu() {
+    // SAFETY: a fence; it only orders memory accesses.
+    unsafe { asm!("fence.sc.gpu;", options(nostack)) };
+}
+
+/// Sequentially consistent fence at system scope (orders writes to host-mapped memory).
+#[doc(alias = "fence.sc.sys")]
+#[inline(always)]
+pub fn fence_sc_sys() {
+    // SAFETY: a fence; it only orders memory accesses.
+    unsafe { asm!("fence.sc.sys;", options(nostack)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loads and stores. Safety for all: `p` is valid and naturally aligned for the access.
+
+macro_rules! load {
+    ($(#[$m:meta])* $name:ident, $t:ty, $reg:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        ///
+        /// # Safety
+        ///
+        /// `p` is valid for this read and naturally aligned.
+        #[inline(always)]
+        #[must_use]
+        pub unsafe fn $name(p: *const $t) -> $t {
+            let r: $t;
+            // SAFETY: the caller guarantees `p` is valid and aligned.
+            unsafe {
+                asm!(concat!($ins, " {r}, [{p}];"), r = out($reg) r, p = in(reg64) p,
+                    options(nostack, readonly))
+            };
+            r
+        }
+    };
+}
+
+macro_rules! store {
+    ($(#[$m:meta])* $name:ident, $t:ty, $reg:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        ///
+        /// # Safety
+        ///
+        /// `p` is valid for this write and naturally aligned.
+        #[inline(always)]
+        pub unsafe fn $name(p: *mut $t, v: $t) {
+            // SAFETY: the caller guarantees `p` is valid and aligned.
+            unsafe {
+                asm!(concat!($ins, " [{p}], {v};"), p = in(reg64) p, v = in($reg) v,
+                    options(nostack))
+            };
+        }
+    };
+}
+
+load!(
+    /// Load cached in L2 only (bypasses the SM's L1, so it sees other SMs' L2-visible writes).
+    ld_global_cg_u32, u32, reg32, "ld.global.cg.u32"
+);
+load!(
+    /// Load cached in L2 only.
+    ld_global_cg_u64, u64, reg64, "ld.global.cg.u64"
+);
+store!(
+    /// Store cached in L2 only.
+    st_global_cg_u32, u32, reg32, "st.global.cg.u32"
+);
+load!(
+    /// Relaxed load, device scope.
+    ld_relaxed_gpu_u32, u32, reg32, "ld.relaxed.gpu.u32"
+);
+load!(
+    /// Relaxed load, device scope.
+    ld_relaxed_gpu_u64, u64, reg64, "ld.relaxed.gpu.u64"
+);
+load!(
+    /// Acquire load, device scope.
+    ld_acquire_gpu_u32, u32, reg32, "ld.acquire.gpu.u32"
+);
+load!(
+    /// Relaxed load, block scope (for per-warp words in shared memory).
+    ld_relaxed_cta_u32, u32, reg32, "ld.relaxed.cta.u32"
+);
+load!(
+    /// Relaxed load, system scope (host-mapped words).
+    ld_relaxed_sys_u32, u32, reg32, "ld.relaxed.sys.u32"
+);
+store!(
+    /// Relaxed store, device scope.
+    st_relaxed_gpu_u32, u32, reg32, "st.relaxed.gpu.u32"
+);
+store!(
+    /// Relaxed store, device scope.
+    st_relaxed_gpu_u64, u64, reg64, "st.relaxed.gpu.u64"
+);
+store!(
+    /// Release store, device scope.
+    st_release_gpu_u32, u32, reg32, "st.release.gpu.u32"
+);
+store!(
+    /// Relaxed store, block scope (for per-warp words in shared memory).
+    st_relaxed_cta_u32, u32, reg32, "st.relaxed.cta.u32"
+);
+store!(
+    /// Relaxed store, system scope (host-mapped words).
+    st_relaxed_sys_u32, u32, reg32, "st.relaxed.sys.u32"
+);
+store!(
+    /// Relaxed store, system scope (host-mapped words).
+    st_relaxed_sys_u64, u64, reg64, "st.relaxed.sys.u64"
+);
+store!(
+    /// Release store, system scope (host-mapped words).
+    st_release_sys_u32, u32, reg32, "st.release.sys.u32"
+);
+
+// ---------------------------------------------------------------------------------------------
+// Read-modify-writes. They return the previous value. Safety for all: `p` is valid, naturally
+// aligned, and accessed only atomically while others may access it.
+
+macro_rules! rmw {
+    ($(#[$m:meta])* $name:ident, $t:ty, $reg:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        ///
+        /// # Safety
+        ///
+        /// `p` is valid, naturally aligned, and only accessed atomically by others meanwhile.
+        #[inline(always)]
+        pub unsafe fn $name(p: *mut $t, v: $t) -> $t {
+            let r: $t;
+            // SAFETY: the caller guarantees `p` is valid, aligned and atomically shared.
+            unsafe {
+                asm!(concat!($ins, " {r}, [{p}], {v};"), r = out($reg) r, p = in(reg64) p,
+                    v = in($reg) v, options(nostack))
+            };
+            r
+        }
+    };
+}
+
+macro_rules! cas {
+    ($(#[$m:meta])* $name:ident, $t:ty, $reg:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        /// Returns the previous value; the swap happened iff it equals `current`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is valid, naturally aligned, and only accessed atomically by others meanwhile.
+        #[inline(always)]
+        pub unsafe fn $name(p: *mut $t, current: $t, new: $t) -> $t {
+            let r: $t;
+            // SAFETY: the caller guarantees `p` is valid, aligned and atomically shared.
+            unsafe {
+                asm!(concat!($ins, " {r}, [{p}], {c}, {n};"), r = out($reg) r,
+                    p = in(reg64) p, c = in($reg) current, n = in($reg) new, options(nostack))
+            };
+            r
+        }
+    };
+}
+
+rmw!(
+    /// Relaxed add, device scope.
+    atom_relaxed_gpu_add_u32, u32, reg32, "atom.relaxed.gpu.add.u32"
+);
+rmw!(
+    /// Relaxed add, device scope.
+    atom_relaxed_gpu_add_u64, u64, reg64, "atom.relaxed.gpu.add.u64"
+);
+rmw!(
+    /// Acquire-release add, device scope.
+    atom_acq_rel_gpu_add_u32, u32, reg32, "atom.acq_rel.gpu.add.u32"
+);
+rmw!(
+    /// Relaxed add, block scope (per-warp words in shared memory).
+    atom_relaxed_cta_add_u32, u32, reg32, "atom.relaxed.cta.add.u32"
+);
+rmw!(
+    /// Relaxed max, block scope (per-warp words in shared memory).
+    atom_relaxed_cta_max_u32, u32, reg32, "atom.relaxed.cta.max.u32"
+);
+rmw!(
+    /// Relaxed min, device scope.
+    atom_relaxed_gpu_min_u32, u32, reg32, "atom.relaxed.gpu.min.u32"
+);
+rmw!(
+    /// Relaxed max, device scope.
+    atom_relaxed_gpu_max_u32, u32, reg32, "atom.relaxed.gpu.max.u32"
+);
+rmw!(
+    /// Release exchange, device scope.
+    atom_release_gpu_exch_u32, u32, reg32, "atom.release.gpu.exch.b32"
+);
+cas!(
+    /// Relaxed compare-and-swap, device scope.
+    atom_relaxed_gpu_cas_u32, u32, reg32, "atom.relaxed.gpu.cas.b32"
+);
+cas!(
+    /// Relaxed compare-and-swap, device scope.
+    atom_relaxed_gpu_cas_u64, u64, reg64, "atom.relaxed.gpu.cas.b64"
+);
+cas!(
+    /// Acquire compare-and-swap, device scope.
+    atom_acquire_gpu_cas_u32, u32, reg32, "atom.acquire.gpu.cas.b32"
+);
+cas!(
+    /// Acquire-release compare-and-swap, device scope.
+    atom_acq_rel_gpu_cas_u32, u32, reg32, "atom.acq_rel.gpu.cas.b32"
+);
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory
+
+core::arch::global_asm!(".extern .shared .align 16 .b8 GTAP_DYN_SMEM[];");
+
+/// A generic pointer to the block's dynamic shared memory (its size is the launch's
+/// `sharedMemBytes`).
+#[doc(alias = "cvta.shared.u64")]
+#[inline(always)]
+#[must_use]
+pub fn dynamic_smem() -> *mut u8 {
+    let r: u64;
+    // SAFETY: converts the address of the block's dynamic shared window; no memory is touched.
+    unsafe {
+        asm!("cvta.shared.u64 {r}, GTAP_DYN_SMEM;", r = out(reg64) r, options(nomem, nostack, pure))
+    };
+    r as *mut u8
+}
+
+// ---------------------------------------------------------------------------------------------
+// User-level atomics (same names and signatures as `host.rs`; see `arch/mod.rs`). Relaxed,
+// device scope, on generic addresses (a `Slice` may point anywhere in device memory).
+
+/// # Safety
+/// `p` is valid, 4-aligned, and only accessed atomically while others may access it.
+#[inline]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a counter ordered only by joins.
+    unsafe { atom_relaxed_gpu_add_u32(p, v) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`], 8-aligned.
+#[inline]
+pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) -> u64 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a counter ordered only by joins.
+    unsafe { atom_relaxed_gpu_add_u64(p, v) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_min_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; only atomicity is needed.
+    unsafe { atom_relaxed_gpu_min_u32(p, v) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_max_u32(p: *mut u32, v: u32) -> u32 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; only atomicity is needed.
+    unsafe { atom_relaxed_gpu_max_u32(p, v) }
+}
+
+/// Returns the previous value; the swap happened iff it equals `current`.
+///
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_cas_u32(p: *mut u32, current: u32, new: u32) -> u32 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; only atomicity is needed.
+    unsafe { atom_relaxed_gpu_cas_u32(p, current, new) }
+}
+
+/// Returns the previous value; the swap happened iff it equals `current`.
+///
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_cas_u64(p: *mut u64, current: u64, new: u64) -> u64 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; only atomicity is needed.
+    unsafe { atom_relaxed_gpu_cas_u64(p, current, new) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_load_u32(p: *const u32) -> u32 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a racy read of an atomic value.
+    unsafe { ld_relaxed_gpu_u32(p) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_load_u64(p: *const u64) -> u64 {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a racy read of an atomic value.
+    unsafe { ld_relaxed_gpu_u64(p) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u32`].
+#[inline]
+pub unsafe fn atomic_store_u32(p: *mut u32, v: u32) {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a racy write others read atomically.
+    unsafe { st_relaxed_gpu_u32(p, v) }
+}
+
+/// # Safety
+/// As for [`atomic_add_u64`].
+#[inline]
+pub unsafe fn atomic_store_u64(p: *mut u64, v: u64) {
+    // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a racy write others read atomically.
+    unsafe { st_relaxed_gpu_u64(p, v) }
+}

@@ -1,0 +1,193 @@
+//! The memory layout shared by the persistent kernel and the host launcher.
+//!
+//! Compiled for both targets, so the host (`gtap-runtime`) allocates and fills exactly what the
+//! kernel reads. Everything is `#[repr(C)]`, with addresses as `u64` device pointers.
+//!
+//! # Regions (all in device memory unless noted)
+//!
+//! | region | size | reset per run |
+//! |---|---|---|
+//! | slots | `(warps * tasks_per_warp + 1) * slot_bytes` | the root slot is written |
+//! | free rings | `warps * ring_cap` `u32` | zeroed |
+//! | free positions | `warps` `u32` | set to `tasks_per_warp` |
+//! | deque headers | `warps * queues` [`DequeHeader`] | zeroed |
+//! | deque rings | `warps * queues * queue_cap` `u32` | not needed |
+//! | progress | `warps` `u32` | zeroed |
+//! | stats | `warps` [`WarpStats`] | zeroed |
+//! | control | one [`Control`] | zeroed, `live = 1` |
+//! | error record | one [`ErrorRecord`], **host-mapped** (survives a trap) | zeroed |
+//!
+//! A *slot* is a [`Header`] followed by the task's frame (`stride` bytes, 16-aligned). Slot
+//! `i` for `i < warps * tasks_per_warp` belongs to the pool of warp `i / tasks_per_warp`; the
+//! last slot is the root's, which belongs to no pool.
+
+/// "No task": an empty lane, or the root's parent.
+pub const NONE: u32 = u32::MAX;
+
+/// Bytes of per-warp scheduler state in shared memory: 16 plus 16 per EPAQ queue.
+#[must_use]
+pub const fn smem_per_warp(queues: u32) -> u32 {
+    16 + 16 * queues
+}
+
+/// The header of a task slot (32 bytes; the frame follows it).
+///
+/// Written by the spawning lane with plain stores before the task is published; after that,
+/// `pending` is the only field others change, always atomically (see `docs/gpu-runtime.md`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// The task's [`KindId`](crate::task::KindId).
+    pub kind: u32,
+    /// The resume state (0 on first entry).
+    pub state: u32,
+    /// The EPAQ queue the task goes to when its last child finishes.
+    pub queue: u32,
+    /// Children not yet finished (joined or detached).
+    pub pending: u32,
+    /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
+    pub parent: u32,
+    /// [`FLAG_DONE`] once the task's body has returned (it waits only for detached children).
+    pub flags: u32,
+    /// Where the task writes its result; 0 when it is discarded.
+    pub result_dst: u64,
+}
+
+/// Size of [`Header`]; frames start this far into a slot.
+pub const HEADER_BYTES: u32 = 32;
+const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
+
+/// [`Header::flags`]: the body returned; the slot lives on only for detached children.
+pub const FLAG_DONE: u32 = 1;
+
+/// One EPAQ queue of one warp (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DequeHeader {
+    /// Published, unclaimed entries; owner and thieves claim by CAS on it.
+    pub count: u32,
+    /// The steal end (a position, masked by `queue_cap - 1`); written under `lock` only.
+    pub head: u32,
+    /// The steal lock: 0 free, 1 held.
+    pub lock: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// Run-wide control words (64 bytes, one line).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Control {
+    /// 1 once the root task (with its whole subtree) has finished.
+    pub done: u32,
+    /// The first error's code (0: none); workers stop once it is set.
+    pub error: u32,
+    /// Set by the host (watchdog) to stop the workers.
+    pub abort: u32,
+    /// Programs without joins: tasks spawned and not yet finished (starts at 1, the root).
+    pub live: u32,
+    /// Padding to a full line.
+    pub pad: [u32; 12],
+}
+
+/// The first device-side error of a run, in host-mapped memory so that it survives a trap.
+///
+/// The winner of the CAS on [`Control::error`] fills the fields, then writes `code` last with a
+/// release store at system scope.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// One of the `ERR_*` codes; 0 while no error was recorded.
+    pub code: u32,
+    /// The warp that hit it.
+    pub warp: u32,
+    /// The lane that hit it.
+    pub lane: u32,
+    /// The running (or spawned) task kind, when known (0 otherwise).
+    pub kind: u32,
+    /// The limit that was exceeded (capacity, queue count), when there is one.
+    pub limit: u32,
+    /// The offending value (queue index, position), when there is one.
+    pub value: u32,
+    /// Panics: the source line.
+    pub line: u32,
+    /// Panics: the length of `file` used.
+    pub file_len: u32,
+    /// Panics: the start of the source file's path.
+    pub file: [u8; 64],
+}
+
+impl Default for ErrorRecord {
+    fn default() -> Self {
+        Self { code: 0, warp: 0, lane: 0, kind: 0, limit: 0, value: 0, line: 0, file_len: 0, file: [0; 64] }
+    }
+}
+
+/// A warp's task pool is full (limit: `tasks_per_warp`).
+pub const ERR_POOL_EXHAUSTED: u32 = 1;
+/// A warp's deque is full (limit: its capacity).
+pub const ERR_QUEUE_OVERFLOW: u32 = 2;
+/// A spawn or a join named a queue `>= queues` (limit: queues, value: the index).
+pub const ERR_INVALID_QUEUE: u32 = 3;
+/// A task kind the program does not list (kind: the id).
+pub const ERR_UNKNOWN_KIND: u32 = 4;
+/// A task spawned more than `max_children` children in one step.
+pub const ERR_TOO_MANY_CHILDREN: u32 = 5;
+/// A task panicked (bounds check, overflow, unwrap...); the kernel trapped after recording it.
+pub const ERR_PANIC: u32 = 6;
+/// The scheduler found its own state inconsistent (a gtap bug).
+pub const ERR_PROTOCOL: u32 = 7;
+
+/// Per-warp counters, written once when the warp exits.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarpStats {
+    /// Step calls.
+    pub steps: u32,
+    /// Tasks spawned.
+    pub spawned: u32,
+    /// Successful steal batches.
+    pub steals: u32,
+    /// Batches run.
+    pub batches: u32,
+}
+
+/// Everything the kernel needs, in device memory; the kernel takes a pointer to it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params {
+    /// Base of the slots.
+    pub slots: u64,
+    /// Bytes per slot: [`HEADER_BYTES`] + the frame stride.
+    pub slot_bytes: u32,
+    /// Slots per warp pool.
+    pub tasks_per_warp: u32,
+    /// Per-warp free rings (`ring_cap` `u32` each; entry = slot + 1, 0 = empty).
+    pub free_rings: u64,
+    /// Per-warp free positions (`u32` each; others add to it when they free).
+    pub free_pos: u64,
+    /// Capacity of a free ring (a power of two `>= tasks_per_warp`).
+    pub ring_cap: u32,
+    /// EPAQ queues per warp.
+    pub queues: u32,
+    /// Deque headers, `[warp][queue]`.
+    pub deques: u64,
+    /// Deque rings, `[warp][queue][queue_cap]` `u32` slot indices.
+    pub deque_rings: u64,
+    /// Capacity of one deque ring (a power of two).
+    pub queue_cap: u32,
+    /// Warps in the grid.
+    pub num_warps: u32,
+    /// Per-warp progress counters (batches run).
+    pub progress: u64,
+    /// Per-warp [`WarpStats`].
+    pub stats: u64,
+    /// The [`Control`] block.
+    pub control: u64,
+    /// The host-mapped [`ErrorRecord`] (a device address).
+    pub error: u64,
+    /// The root's slot index.
+    pub root_slot: u32,
+    /// Children one step may spawn.
+    pub max_children: u32,
+}

@@ -1,0 +1,114 @@
+//! The GPU scheduler: thread-level persistent workers (one task per lane, warps steal from
+//! each other), and the kernel entry that [`kernel!`](crate::kernel) generates.
+//!
+//! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
+//! - `worker` (nvptx only): the persistent loop; its protocol is in `docs/gpu-runtime.md`.
+//! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
+//!   the source location in the host-mapped error record, then traps.
+//!
+//! # A user crate on the GPU
+//!
+//! ```ignore
+//! #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+//! #[gtap::function] fn fib(n: u32) -> u64 { .. }
+//! gtap::program!(pub Fib = [fib]);
+//! gtap::kernel!(Fib); // the entry `gtap_thread_worker_Fib` (nothing on the host)
+//! ```
+//!
+//! The crate is built for `nvptx64-nvidia-cuda` by `gtap-build` from the host crate's
+//! `build.rs`; gtap-device provides the panic handler, so the crate must not define one.
+
+pub mod layout;
+
+#[cfg(target_arch = "nvptx64")]
+mod worker;
+
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+pub use worker::thread_worker;
+
+/// The running kernel's params, for the panic handler (which gets no context). Every warp
+/// writes the same value at its start.
+#[cfg(target_arch = "nvptx64")]
+static mut GTAP_PARAMS: u64 = 0;
+
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn set_params(params: *const layout::Params) {
+    // SAFETY: a valid static; every writer stores the same value.
+    // Ordering: relaxed, scope .gpu; read only by this warp's lanes (program order + warp
+    // convergence), in the panic handler.
+    unsafe { crate::arch::nvptx::st_relaxed_gpu_u64(&raw mut GTAP_PARAMS, params as u64) };
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    use crate::arch::nvptx as a;
+    use core::ptr::addr_of_mut;
+    // SAFETY: GTAP_PARAMS is a valid static; when set, it points at the run's params, whose
+    // control block and host-mapped error record are valid for the run.
+    unsafe {
+        // Ordering: relaxed, scope .gpu; written by this warp before it ran any task.
+        let p = a::ld_relaxed_gpu_u64(&raw const GTAP_PARAMS) as *const layout::Params;
+        if !p.is_null() {
+            let control = (*p).control as *mut layout::Control;
+            let error = (*p).error as *mut layout::ErrorRecord;
+            // Ordering: relaxed, scope .gpu; decides the single writer of the record.
+            if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*control).error), 0, layout::ERR_PANIC)
+                == 0
+            {
+                if let Some(loc) = info.location() {
+                    let file = loc.file().as_bytes();
+                    let n = file.len().min(64);
+                    let dst = addr_of_mut!((*error).file).cast::<u8>();
+                    for (i, b) in file[..n].iter().enumerate() {
+                        dst.add(i).write_volatile(*b);
+                    }
+                    // Ordering: relaxed, scope .sys; published by the release of `code`.
+                    a::st_relaxed_sys_u32(addr_of_mut!((*error).file_len), n as u32);
+                    a::st_relaxed_sys_u32(addr_of_mut!((*error).line), loc.line());
+                }
+                a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), a::lane_id());
+                a::fence_sc_sys();
+                // Ordering: release, scope .sys; the host reads the record after the trap.
+                a::st_release_sys_u32(addr_of_mut!((*error).code), layout::ERR_PANIC);
+            }
+        }
+    }
+    a::trap()
+}
+
+/// Emits the GPU entry point of a program: `gtap_thread_worker_<Program>`, a `ptx-kernel`
+/// taking a pointer to [`layout::Params`]. Expands to nothing on the host.
+///
+/// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
+#[cfg(target_arch = "nvptx64")]
+#[macro_export]
+macro_rules! kernel {
+    ($program:ident) => {
+        const _: () = {
+            #[export_name = concat!("gtap_thread_worker_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params.
+                unsafe { $crate::gpu::thread_worker::<$program>(params) }
+            }
+        };
+    };
+}
+
+/// Emits the GPU entry point of a program: `gtap_thread_worker_<Program>`, a `ptx-kernel`
+/// taking a pointer to [`layout::Params`]. Expands to nothing on the host.
+///
+/// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[macro_export]
+macro_rules! kernel {
+    ($program:ident) => {
+        const _: fn() = || {
+            let _ = <$program as $crate::task::Program>::KINDS;
+        };
+    };
+}

@@ -1,0 +1,760 @@
+//! The thread-level persistent worker: one task per lane, a warp as the unit of scheduling.
+//!
+//! The protocol (deques, pools, joins, termination, errors) is described with its invariants in
+//! `docs/gpu-runtime.md`; this file follows it step by step. Summary:
+//!
+//! - **Batch loop.** A warp holds up to 32 tasks (one per lane). It tops up from its own deque
+//!   (one CAS on `count`, LIFO end), steals half of a random victim's deque when it holds
+//!   nothing, runs the step of every held task at once, then publishes the new tasks of the
+//!   batch, keeping up to 32 of them (the newest) to run next without publishing them.
+//! - **Pools.** Slot `i` belongs to warp `i / tasks_per_warp`. Only the owner allocates (a
+//!   block-scope counter in shared memory, fresh slots first, then its free ring); any warp
+//!   frees a slot back to its owner's ring (one device-scope add for the position, one release
+//!   store of the entry).
+//! - **Joins.** A suspended task's `pending` is the number of children of its last step; each
+//!   finishing child decrements it (acq_rel), the last one re-enqueues the parent on its own
+//!   deque (or, if the parent's body had already returned and only waited for detached
+//!   children, completes the parent in turn). The root's completion is the end of the run.
+//! - **Programs without joins** free a task as soon as its body returns and count live tasks in
+//!   one device word, updated once per batch per warp.
+//! - **Errors** are recorded once (first writer wins) and make every warp leave its loop.
+
+use core::marker::PhantomData;
+use core::ptr::{addr_of_mut, null_mut};
+
+use super::layout::{
+    Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, ERR_INVALID_QUEUE,
+    ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN,
+    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+};
+use crate::arch::nvptx as a;
+use crate::task::{Context, KindId, Program, Step};
+
+const FULL: u32 = 0xffff_ffff;
+/// Random victims tried per steal round before the warp backs off.
+const STEAL_TRIES: u32 = 4;
+/// Longest idle back-off, in nanoseconds.
+const MAX_IDLE_NS: u32 = 2048;
+/// Busy warps look at the control words every this many batches.
+const STOP_CHECK_EVERY: u32 = 64;
+/// Spins on an empty free-ring entry before the scheduler reports itself broken.
+const MAX_RING_SPINS: u32 = 1 << 22;
+
+/// The per-warp view of the run: the params in registers, the warp's index and its shared
+/// memory words.
+pub(crate) struct Warp {
+    slots: *mut u8,
+    slot_bytes: usize,
+    n: u32,
+    free_rings: *mut u32,
+    free_pos: *mut u32,
+    ring_cap: u32,
+    queues: u32,
+    deques: *mut DequeHeader,
+    deque_rings: *mut u32,
+    queue_cap: u32,
+    num_warps: u32,
+    control: *mut Control,
+    error: *mut ErrorRecord,
+    root_slot: u32,
+    max_children: u32,
+    warp: u32,
+    lane: u32,
+    /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
+    /// `[tail, head cache, generated, -]`.
+    smem: *mut u32,
+}
+
+impl Warp {
+    #[inline(always)]
+    fn header(&self, slot: u32) -> *mut Header {
+        // SAFETY (pointer arithmetic only): slot < warps * n + 1, inside the slots region.
+        self.slots.wrapping_add(slot as usize * self.slot_bytes).cast()
+    }
+
+    #[inline(always)]
+    fn deque(&self, warp: u32, q: u32) -> *mut DequeHeader {
+        self.deques.wrapping_add((warp * self.queues + q) as usize)
+    }
+
+    #[inline(always)]
+    fn ring(&self, warp: u32, q: u32) -> *mut u32 {
+        self.deque_rings.wrapping_add((warp * self.queues + q) as usize * self.queue_cap as usize)
+    }
+
+    #[inline(always)]
+    fn sm_queue(&self, q: u32) -> *mut u32 {
+        self.smem.wrapping_add(4 + 4 * q as usize)
+    }
+
+    /// Records the run's first error (later ones are dropped) in the host-mapped record.
+    #[cold]
+    pub(crate) fn record_error(&self, code: u32, kind: u32, limit: u32, value: u32) {
+        record_error(self.control, self.error, code, self.warp, self.lane, kind, limit, value);
+    }
+
+    /// Whether the run must stop: done, an error, or the host's abort.
+    fn should_stop(&self) -> bool {
+        // SAFETY: the control block is valid for the whole run.
+        // Ordering: relaxed, scope .gpu; these are flags, the host reads results only after the
+        // kernel has exited, and a late observation only delays the exit.
+        unsafe {
+            let c = self.control;
+            a::ld_relaxed_gpu_u32(addr_of_mut!((*c).done)) != 0
+                || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).error)) != 0
+                || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).abort)) != 0
+        }
+    }
+
+    /// Takes a free slot of this warp's pool, or [`NONE`] (error recorded).
+    unsafe fn alloc(&self, kind: u32) -> u32 {
+        // SAFETY (whole body): the shared words, the free ring and free position of this warp
+        // are valid for the run; positions are masked into the ring.
+        unsafe {
+            // Ordering: relaxed, scope .cta; the counter is touched by this warp's lanes only.
+            let pos = a::atom_relaxed_cta_add_u32(self.smem, 1);
+            if pos < self.n {
+                return self.warp * self.n + pos;
+            }
+            // Ordering: relaxed, scope .cta; a cache of the free position (monotonic).
+            let mut fp = a::ld_relaxed_cta_u32(self.smem.add(1));
+            if pos >= fp {
+                // Ordering: relaxed, scope .gpu; a stale value only under-reports free slots,
+                // and the ring entry itself is read with acquire below.
+                fp = a::ld_relaxed_gpu_u32(self.free_pos.add(self.warp as usize));
+                // Ordering: relaxed, scope .cta; keeps the cache monotonic.
+                a::atom_relaxed_cta_max_u32(self.smem.add(1), fp);
+                if pos >= fp {
+                    self.record_error(ERR_POOL_EXHAUSTED, kind, self.n, pos);
+                    return NONE;
+                }
+            }
+            let e = self
+                .free_rings
+                .add(self.warp as usize * self.ring_cap as usize + (pos & (self.ring_cap - 1)) as usize);
+            let mut spins = 0;
+            loop {
+                // Ordering: acquire, scope .gpu; pairs with the release store in `free`, so the
+                // slot's previous life happens-before our writes to it.
+                let v = a::ld_acquire_gpu_u32(e);
+                if v != 0 {
+                    // Ordering: relaxed, scope .gpu; the entry is ours (one allocator per
+                    // position) and the next writer is a free `ring_cap` positions later.
+                    a::st_relaxed_gpu_u32(e, 0);
+                    return v - 1;
+                }
+                spins += 1;
+                if spins > MAX_RING_SPINS {
+                    self.record_error(ERR_PROTOCOL, kind, 0, pos);
+                    return NONE;
+                }
+            }
+        }
+    }
+
+    /// Returns `slot` to its owner's pool.
+    unsafe fn free(&self, slot: u32) {
+        if slot == self.root_slot {
+            return;
+        }
+        let owner = slot / self.n;
+        // SAFETY: owner < warps; the ring position is masked into the owner's ring.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; only claims a ring position.
+            let q = a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), 1);
+            let e = self
+                .free_rings
+                .add(owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize);
+            // Ordering: release, scope .gpu; pairs with the acquire in `alloc`: everything
+            // written to the slot (its frame, its children's results) happens-before its reuse.
+            a::st_release_gpu_u32(e, slot + 1);
+        }
+    }
+
+    /// Puts `slot` on this warp's queue `q` as a new (unpublished) entry of this batch.
+    unsafe fn reserve(&self, q: u32, slot: u32, kind: u32) -> bool {
+        // SAFETY (whole body): q < queues (checked by callers); the ring index is masked.
+        unsafe {
+            let sq = self.sm_queue(q);
+            // Ordering: relaxed, scope .cta; the tail is this warp's own.
+            let t = a::atom_relaxed_cta_add_u32(sq, 1);
+            // Ordering: relaxed, scope .cta; a cache of the steal end (stale = conservative).
+            let mut h = a::ld_relaxed_cta_u32(sq.add(1));
+            if t.wrapping_sub(h) >= self.queue_cap {
+                // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
+                h = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
+                a::st_relaxed_cta_u32(sq.add(1), h);
+                if t.wrapping_sub(h) >= self.queue_cap {
+                    self.record_error(ERR_QUEUE_OVERFLOW, kind, self.queue_cap, q);
+                    return false;
+                }
+            }
+            // A plain store: published by the batch's fence and the add to `count`.
+            *self.ring(self.warp, q).add((t & (self.queue_cap - 1)) as usize) = slot;
+            // Ordering: relaxed, scope .cta; read by lane 0 after the batch's warp barrier.
+            a::atom_relaxed_cta_add_u32(sq.add(2), 1);
+        }
+        true
+    }
+
+    /// A finished task (body returned, no children outstanding): free it and tell its parent;
+    /// repeat upwards while a parent whose body had returned loses its last child.
+    unsafe fn complete(&self, mut slot: u32) {
+        // SAFETY (whole body): slots on this path are live until freed here; parents outlive
+        // their children by the pending counter.
+        unsafe {
+            loop {
+                let h = self.header(slot);
+                let parent = (*h).parent;
+                self.free(slot);
+                if parent == NONE {
+                    // The root, with its whole subtree, is done: the run is over.
+                    // Ordering: release, scope .gpu; the root's result is written before.
+                    a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+                    return;
+                }
+                let ph = self.header(parent);
+                // Ordering: acq_rel, scope .gpu. Release: our result (written into the
+                // parent's frame) happens-before the parent's continuation. Acquire: the
+                // last child sees every sibling's result before it re-enqueues the parent.
+                let old = a::atom_acq_rel_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
+                if old != 1 {
+                    return;
+                }
+                if (*ph).flags & FLAG_DONE != 0 {
+                    slot = parent;
+                    continue;
+                }
+                let q = (*ph).queue;
+                let _ = self.reserve(q, parent, (*ph).kind);
+                return;
+            }
+        }
+    }
+
+    /// Lane 0: claims up to `max` entries from the LIFO end of this warp's queue `q`; returns
+    /// (first position, count).
+    unsafe fn pop_own(&self, q: u32, max: u32) -> (u32, u32) {
+        // SAFETY (whole body): this warp's deque header and shared words are valid.
+        unsafe {
+            let dq = self.deque(self.warp, q);
+            loop {
+                // Ordering: relaxed, scope .gpu; the CAS below decides.
+                let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
+                if c == 0 {
+                    return (0, 0);
+                }
+                let claim = if c < max { c } else { max };
+                // Ordering: relaxed, scope .gpu; the entries were written by this warp, and the
+                // batch's fence.acq_rel.gpu after this claim orders everything else.
+                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
+                    let sq = self.sm_queue(q);
+                    // Ordering: relaxed, scope .cta; the tail is this warp's own.
+                    let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(claim);
+                    a::st_relaxed_cta_u32(sq, t);
+                    return (t, claim);
+                }
+            }
+        }
+    }
+
+    /// Lane 0: tries random victims; on success returns (victim, queue, first position,
+    /// count) with the victim's steal lock held.
+    unsafe fn steal(&self, rng: &mut u32, q0: u32) -> (u32, u32, u32, u32) {
+        if self.num_warps < 2 {
+            return (0, 0, 0, 0);
+        }
+        for _ in 0..STEAL_TRIES {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 17;
+            *rng ^= *rng << 5;
+            let mut v = *rng % (self.num_warps - 1);
+            if v >= self.warp {
+                v += 1;
+            }
+            for i in 0..self.queues {
+                let q = (q0 + i) % self.queues;
+                let dq = self.deque(v, q);
+                // SAFETY (block): v < warps, q < queues: a valid deque header.
+                unsafe {
+                    // Ordering: relaxed, scope .gpu; a cheap emptiness test before locking.
+                    if a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count)) == 0 {
+                        continue;
+                    }
+                    // Ordering: acquire, scope .gpu; pairs with the release of the previous
+                    // holder's unlock, so we see the head it wrote.
+                    if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).lock), 0, 1) != 0 {
+                        continue;
+                    }
+                    loop {
+                        // Ordering: relaxed, scope .gpu; the CAS below decides.
+                        let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
+                        if c == 0 {
+                            // Ordering: release, scope .gpu; unlock.
+                            a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                            break;
+                        }
+                        let half = c.div_ceil(2);
+                        let claim = if half < 32 { half } else { 32 };
+                        // Ordering: acquire, scope .gpu; pairs with the victim's fence + add
+                        // that published the entries (and the tasks' frames).
+                        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim)
+                            == c
+                        {
+                            // Ordering: relaxed, scope .gpu; written only under the lock we hold.
+                            let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
+                            return (v, q, head, claim);
+                        }
+                    }
+                }
+            }
+        }
+        (0, 0, 0, 0)
+    }
+}
+
+/// Records the run's first error; see [`Warp::record_error`].
+#[cold]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_error(
+    control: *mut Control,
+    error: *mut ErrorRecord,
+    code: u32,
+    warp: u32,
+    lane: u32,
+    kind: u32,
+    limit: u32,
+    value: u32,
+) {
+    // SAFETY: both blocks are valid for the whole run (the host allocates them).
+    unsafe {
+        // Ordering: relaxed, scope .gpu; only decides the single writer of the record.
+        if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*control).error), 0, code) != 0 {
+            return;
+        }
+        // Ordering: relaxed, scope .sys; the fields are published by the release of `code`.
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).warp), warp);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), lane);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).kind), kind);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).limit), limit);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).value), value);
+        // Ordering: release, scope .sys; the host reads `code` last-written, fields before it.
+        a::st_release_sys_u32(addr_of_mut!((*error).code), code);
+    }
+}
+
+/// The [`Context`] a lane gives the step it runs.
+struct Ctx<'w, P> {
+    w: &'w Warp,
+    slot: u32,
+    kind: u32,
+    state: u32,
+    frame: *mut u8,
+    dst: *mut u8,
+    /// Children spawned by this step.
+    spawned: u32,
+    _program: PhantomData<P>,
+}
+
+// SAFETY: frames are 16-aligned slots of `stride >= every kind's layout` bytes (the host sizes
+// them from the probe pass); a suspended task is resumed once, by its last child, after an
+// acquire on its pending counter.
+unsafe impl<P: Program> Context for Ctx<'_, P> {
+    #[inline(always)]
+    fn state(&self) -> u32 {
+        self.state
+    }
+
+    #[inline(always)]
+    fn frame(&self) -> *mut u8 {
+        self.frame
+    }
+
+    #[inline(always)]
+    fn result_dst(&self) -> *mut u8 {
+        self.dst
+    }
+
+    #[inline(always)]
+    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
+        let w = self.w;
+        if queue >= w.queues {
+            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
+            return null_mut();
+        }
+        if self.spawned >= w.max_children {
+            w.record_error(ERR_TOO_MANY_CHILDREN, self.kind, w.max_children, self.spawned);
+            return null_mut();
+        }
+        // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
+        // until the batch publishes it.
+        unsafe {
+            let slot = w.alloc(kind);
+            if slot == NONE {
+                return null_mut();
+            }
+            let h = w.header(slot);
+            h.write(Header {
+                kind,
+                state: 0,
+                queue: 0,
+                pending: 0,
+                parent: if P::JOINS { self.slot } else { NONE },
+                flags: 0,
+                result_dst: result_dst as u64,
+            });
+            if !w.reserve(queue, slot, kind) {
+                return null_mut();
+            }
+            self.spawned += 1;
+            h.cast::<u8>().add(HEADER_BYTES as usize)
+        }
+    }
+
+    #[inline(always)]
+    fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
+        if self.spawned == 0 {
+            return false;
+        }
+        let w = self.w;
+        if queue >= w.queues {
+            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
+        }
+        let h = w.header(self.slot);
+        // SAFETY: the running task's header; published with its children after the step.
+        unsafe {
+            (*h).state = resume_state;
+            (*h).queue = if queue < w.queues { queue } else { 0 };
+        }
+        true
+    }
+
+    fn report_layout(&mut self, _size: usize, _align: usize) {}
+
+    #[cold]
+    fn unknown_kind(&mut self, kind: KindId) -> Step {
+        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
+        Step::Aborted
+    }
+}
+
+// /////////////////////////////////////////////////////////////////////////////////////////////
+// MAIN LOOP
+
+/// The body of `gtap_thread_worker_<Program>`: runs the task tree rooted at `params.root_slot`.
+///
+/// # Safety
+///
+/// Launched by the host runtime with `params` pointing to a [`Params`] whose regions are
+/// allocated and reset as `layout.rs` describes, a block size that is a multiple of 32,
+/// `smem_per_warp(queues)` bytes of dynamic shared memory per warp, and every block resident.
+#[inline(always)]
+pub unsafe fn thread_worker<P: Program>(params: *const Params) {
+    // SAFETY: the caller passes valid params.
+    let p = unsafe { &*params };
+    let lane = a::lane_id();
+    let warp_in_block = a::thread_idx_x() / 32;
+    let warp = a::block_idx_x() * (a::block_dim_x() / 32) + warp_in_block;
+    if warp >= p.num_warps {
+        return;
+    }
+    super::set_params(params);
+    let smem: *mut u32 = a::dynamic_smem()
+        .wrapping_add((warp_in_block * super::layout::smem_per_warp(p.queues)) as usize)
+        .cast();
+    let w = Warp {
+        slots: p.slots as *mut u8,
+        slot_bytes: p.slot_bytes as usize,
+        n: p.tasks_per_warp,
+        free_rings: p.free_rings as *mut u32,
+        free_pos: p.free_pos as *mut u32,
+        ring_cap: p.ring_cap,
+        queues: p.queues,
+        deques: p.deques as *mut DequeHeader,
+        deque_rings: p.deque_rings as *mut u32,
+        queue_cap: p.queue_cap,
+        num_warps: p.num_warps,
+        control: p.control as *mut Control,
+        error: p.error as *mut ErrorRecord,
+        root_slot: p.root_slot,
+        max_children: p.max_children,
+        warp,
+        lane,
+        smem,
+    };
+    if lane == 0 {
+        // SAFETY: this warp's shared words (smem_per_warp(queues) bytes).
+        unsafe {
+            // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier below.
+            a::st_relaxed_cta_u32(smem, 0);
+            a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+            for q in 0..p.queues {
+                let sq = w.sm_queue(q);
+                a::st_relaxed_cta_u32(sq, 0);
+                a::st_relaxed_cta_u32(sq.add(1), 0);
+                a::st_relaxed_cta_u32(sq.add(2), 0);
+            }
+        }
+    }
+    a::bar_warp_sync(FULL);
+
+    // Warp-uniform state (every lane computes the same value, or gets it from lane 0).
+    let mut kept: u32 = 0;
+    let mut cur_q: u32 = 0;
+    // Per-lane state.
+    let mut task = NONE;
+    if warp == 0 {
+        kept = 1;
+        if lane == 0 {
+            task = p.root_slot;
+        }
+    }
+    let mut rng: u32 = (warp.wrapping_mul(2_654_435_761) ^ a::globaltimer() as u32) | 1;
+    let mut idle_ns: u32 = 0;
+    let mut batches: u32 = 0;
+    let mut steals: u32 = 0;
+    let mut steps: u32 = 0;
+    let mut spawned_total: u32 = 0;
+
+    loop {
+        // ---- 1. Acquire: top up from the own deque, steal when holding nothing. ----
+        let mut fenced = false;
+        if kept < 32 {
+            let (mut base, mut got, mut q) = (0u32, 0u32, cur_q);
+            if lane == 0 {
+                // SAFETY: lane 0 owns the warp's deque operations.
+                unsafe {
+                    if kept > 0 {
+                        // Top up the batch from the queue its kept tasks came from.
+                        (base, got) = w.pop_own(cur_q, 32 - kept);
+                    } else {
+                        for i in 0..w.queues {
+                            q = (cur_q + i) % w.queues;
+                            (base, got) = w.pop_own(q, 32);
+                            if got > 0 {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            got = a::shfl_sync_idx_b32(FULL, got, 0);
+            base = a::shfl_sync_idx_b32(FULL, base, 0);
+            q = a::shfl_sync_idx_b32(FULL, q, 0);
+            let mut src_warp = warp;
+            let mut stolen = false;
+            if got == 0 && kept == 0 {
+                let (mut v, mut sq, mut head, mut sg) = (0u32, 0u32, 0u32, 0u32);
+                if lane == 0 {
+                    // SAFETY: lane 0 owns the warp's deque operations.
+                    (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q) };
+                }
+                sg = a::shfl_sync_idx_b32(FULL, sg, 0);
+                if sg > 0 {
+                    v = a::shfl_sync_idx_b32(FULL, v, 0);
+                    sq = a::shfl_sync_idx_b32(FULL, sq, 0);
+                    head = a::shfl_sync_idx_b32(FULL, head, 0);
+                    src_warp = v;
+                    q = sq;
+                    base = head;
+                    got = sg;
+                    stolen = true;
+                }
+            }
+            if got > 0 {
+                // Acquire side of the publication: every lane, converged (one instruction).
+                a::fence_acq_rel_gpu();
+                fenced = true;
+                if lane >= kept && lane < kept + got {
+                    let pos = base.wrapping_add(lane - kept) & (w.queue_cap - 1);
+                    // SAFETY: the claimed entries [base, base + got) of that ring.
+                    task = unsafe { *w.ring(src_warp, q).add(pos as usize) };
+                }
+                if stolen {
+                    // Every lane has read its entry: release the victim's steal end.
+                    a::bar_warp_sync(FULL);
+                    if lane == 0 {
+                        let dq = w.deque(src_warp, q);
+                        // SAFETY: we hold the victim's lock for this deque.
+                        unsafe {
+                            // Ordering: relaxed, scope .gpu; published by the unlock below.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*dq).head), base.wrapping_add(got));
+                            // Ordering: release, scope .gpu; unlock after our reads of the
+                            // entries and the head update.
+                            a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                        }
+                    }
+                    steals += 1;
+                }
+                cur_q = q;
+                kept += got;
+            }
+        }
+
+        if kept == 0 {
+            // ---- Idle: stop if the run is over, otherwise back off and retry. ----
+            let stop = lane == 0 && w.should_stop();
+            if a::vote_sync_ballot_b32(FULL, stop) != 0 {
+                break;
+            }
+            a::nanosleep(idle_ns);
+            idle_ns = if idle_ns == 0 { 64 } else { (idle_ns * 2).min(MAX_IDLE_NS) };
+            continue;
+        }
+        idle_ns = 0;
+        if !fenced {
+            // Kept tasks may be parents re-enqueued by another lane after its acquire.
+            a::fence_acq_rel_gpu();
+        }
+
+        // ---- 2. Run one step per lane. ----
+        let mut spawned: u32 = 0;
+        let mut finished: u32 = 0;
+        let mut aborted = false;
+        if task != NONE {
+            let h = w.header(task);
+            // SAFETY: a published (or kept) task's header and frame, acquired above.
+            unsafe {
+                let kind = (*h).kind;
+                let mut ctx = Ctx::<'_, P> {
+                    w: &w,
+                    slot: task,
+                    kind,
+                    state: (*h).state,
+                    frame: h.cast::<u8>().add(HEADER_BYTES as usize),
+                    dst: (*h).result_dst as *mut u8,
+                    spawned: 0,
+                    _program: PhantomData,
+                };
+                let step = P::dispatch(&mut ctx, kind);
+                spawned = ctx.spawned;
+                steps += 1;
+                match step {
+                    Step::Done if P::JOINS => {
+                        if spawned > 0 {
+                            // Detached children keep the record alive; the last one completes
+                            // it. Published with the children by the batch's fence + add.
+                            // Ordering: relaxed, scope .gpu; strong like the children's RMWs.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                            (*h).flags = FLAG_DONE;
+                        } else {
+                            w.complete(task);
+                        }
+                    }
+                    Step::Done => {
+                        w.free(task);
+                        finished = 1;
+                    }
+                    Step::Suspended => {
+                        if P::JOINS {
+                            // Ordering: relaxed, scope .gpu; published with the children.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                        } else {
+                            w.record_error(ERR_PROTOCOL, kind, 0, 1);
+                            aborted = true;
+                        }
+                    }
+                    Step::Aborted => aborted = true,
+                }
+            }
+        }
+        spawned_total = spawned_total.wrapping_add(spawned);
+        // Release side: every lane's frame, header and ring writes, before lane 0 publishes.
+        a::bar_warp_sync(FULL);
+        a::fence_acq_rel_gpu();
+        if a::vote_sync_ballot_b32(FULL, aborted) != 0 {
+            break;
+        }
+
+        // ---- 3. Publish: keep up to 32 new tasks, make the rest stealable. ----
+        let (mut kq, mut keep, mut new_tail) = (0u32, 0u32, 0u32);
+        if !P::JOINS {
+            let s = a::redux_sync_add_u32(FULL, spawned);
+            let f = a::redux_sync_add_u32(FULL, finished);
+            if lane == 0 && s != f {
+                let delta = s.wrapping_sub(f);
+                // SAFETY: the control block is valid.
+                unsafe {
+                    // Ordering: relaxed, scope .gpu; a count only. It is raised before the new
+                    // tasks are published, so it reaches 0 only when no task is left.
+                    let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.control).live), delta);
+                    if old.wrapping_add(delta) == 0 {
+                        // Ordering: release, scope .gpu; the root's result is written.
+                        a::st_release_gpu_u32(addr_of_mut!((*w.control).done), 1);
+                    }
+                }
+            }
+        }
+        if lane == 0 {
+            // SAFETY: lane 0 owns the warp's shared words and deque headers.
+            unsafe {
+                let mut best = 0u32;
+                for q in 0..w.queues {
+                    // Ordering: relaxed, scope .cta; written by lanes before the warp barrier.
+                    let g = a::ld_relaxed_cta_u32(w.sm_queue(q).add(2));
+                    if g > best {
+                        best = g;
+                        kq = q;
+                    }
+                }
+                keep = best.min(32);
+                for q in 0..w.queues {
+                    let sq = w.sm_queue(q);
+                    let g = a::ld_relaxed_cta_u32(sq.add(2));
+                    if g == 0 {
+                        continue;
+                    }
+                    a::st_relaxed_cta_u32(sq.add(2), 0);
+                    let mut publish = g;
+                    if q == kq {
+                        new_tail = a::ld_relaxed_cta_u32(sq).wrapping_sub(keep);
+                        a::st_relaxed_cta_u32(sq, new_tail);
+                        publish -= keep;
+                    }
+                    if publish > 0 {
+                        // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu
+                        // (a release pattern): thieves that claim these entries see them and
+                        // the tasks' headers and frames.
+                        a::atom_relaxed_gpu_add_u32(
+                            addr_of_mut!((*w.deque(warp, q)).count),
+                            publish,
+                        );
+                    }
+                }
+                batches += 1;
+                // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
+                a::st_relaxed_gpu_u32((p.progress as *mut u32).add(warp as usize), batches);
+            }
+        }
+        keep = a::shfl_sync_idx_b32(FULL, keep, 0);
+        task = NONE;
+        if keep > 0 {
+            kq = a::shfl_sync_idx_b32(FULL, kq, 0);
+            new_tail = a::shfl_sync_idx_b32(FULL, new_tail, 0);
+            if lane < keep {
+                let pos = new_tail.wrapping_add(lane) & (w.queue_cap - 1);
+                // SAFETY: entries written by this warp's lanes during the batch.
+                task = unsafe { *w.ring(warp, kq).add(pos as usize) };
+            }
+            cur_q = kq;
+        }
+        kept = keep;
+
+        let check = batches % STOP_CHECK_EVERY == 0;
+        if a::shfl_sync_idx_b32(FULL, u32::from(check), 0) != 0 {
+            let stop = lane == 0 && w.should_stop();
+            if a::vote_sync_ballot_b32(FULL, stop) != 0 {
+                break;
+            }
+        }
+    }
+
+    // ---- Exit: per-warp counters for the host. ----
+    let steps = a::redux_sync_add_u32(FULL, steps);
+    let spawned = a::redux_sync_add_u32(FULL, spawned_total);
+    if lane == 0 {
+        let st = (p.stats as *mut WarpStats).wrapping_add(warp as usize);
+        // SAFETY: this warp's stats entry.
+        unsafe { st.write(WarpStats { steps, spawned, steals, batches }) };
+    }
+}
