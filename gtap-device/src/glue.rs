@@ -215,3 +215,41 @@ pub fn probe_layout<T: TaskFn>(_f: &T) -> (usize, usize) {
     let _ = unsafe { T::step(&mut probe) };
     (probe.size, probe.align)
 }
+
+/// Spawns `f(args)` like [`spawn`], but bounded only by [`TaskFn`], so that a plain function in
+/// `task!` gets exactly one message ("is not a gtap task function"); the argument count is
+/// checked separately by [`arity`].
+///
+/// # Safety
+///
+/// As for [`spawn`].
+#[inline(always)]
+pub unsafe fn spawn_task<T: TaskFn, C: Context>(
+    ctx: &mut C,
+    _f: &T,
+    queue: u32,
+    result_dst: *mut T::Output,
+    args: T::Args,
+) -> bool {
+    // SAFETY: the caller's contract on `result_dst` is the one `spawn_raw` asks for.
+    let frame = unsafe { ctx.spawn_raw(T::ID, queue, result_dst.cast()) };
+    if frame.is_null() {
+        return false;
+    }
+    // SAFETY: as in `spawn`: a fresh, 16-aligned frame with the arguments at offset 0.
+    unsafe { frame.cast::<T::Args>().write(args) };
+    true
+}
+
+/// Implemented for every type when `T` takes `N` arguments; only reached once `T: TaskFn` holds
+/// (it bounds `T::Args`), so a plain function is not also reported for its argument count.
+pub trait ArgCount<T, const N: usize> {}
+impl<T: Arity<N>, const N: usize, A> ArgCount<T, N> for A {}
+
+/// Checks that `task!(f(..))` passes `N` arguments: reported with [`Arity`]'s message.
+#[inline(always)]
+pub const fn arity<T: TaskFn, const N: usize>(_f: &T)
+where
+    T::Args: ArgCount<T, N>,
+{
+}

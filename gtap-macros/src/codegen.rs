@@ -75,6 +75,14 @@ pub(crate) fn items(
     };
     let body = &sm.body;
     let arity = arity(def);
+    let callees = callees.iter().map(|c| {
+        let span = c
+            .path
+            .segments
+            .last()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        quote::quote_spanned!(span=> ::gtap::__private::kind_of(&#c))
+    });
     quote! {
         #[repr(C)]
         #[allow(non_camel_case_types, reason = "named after the task function")]
@@ -95,7 +103,7 @@ pub(crate) fn items(
             const NAME: &'static str = #name_str;
             const JOINS: bool = #joins;
             const CALLEES: &'static [::gtap::__private::KindId] =
-                &[#(::gtap::__private::kind_of(&#callees)),*];
+                &[#(#callees),*];
 
             #[allow(
                 unused_mut,

@@ -424,14 +424,14 @@ impl Lower<'_> {
             None => quote!(::gtap::__private::discard(&#f)),
         };
         let check = quote_spanned!(f.path.segments.last().map_or(sp.span, |s| s.ident.span())=>
-            ::gtap::__private::task_fn(&#f));
+            ::gtap::__private::arity::<_, #n>(&#f));
         quote! {
             {
                 #check;
                 let __gtap_args = (#(#args,)*);
                 #queue_let
                 if !unsafe {
-                    ::gtap::__private::spawn::<_, #n, _>(__gtap_ctx, &#f, #queue, #dst, __gtap_args)
+                    ::gtap::__private::spawn_task(__gtap_ctx, &#f, #queue, #dst, __gtap_args)
                 } {
                     return ::gtap::__private::Step::Aborted;
                 }

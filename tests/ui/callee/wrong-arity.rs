@@ -1,0 +1,13 @@
+#[gtap::function]
+fn g(n: u32) -> u32 {
+    n
+}
+
+#[gtap::function]
+fn f(n: u32) -> u32 {
+    let a = task!(g(n, 2));
+    taskwait!();
+    a
+}
+
+fn main() {}
