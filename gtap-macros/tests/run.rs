@@ -305,3 +305,38 @@ fn mutual_recursion() {
         assert_eq!(run::<Parity, _>(&is_odd, (n,)), n % 2 == 1);
     }
 }
+
+// ---- detached spawns in a loop, a unit task, an atomic counter ----
+
+#[gtap::function]
+fn nqueens(n: u32, row: u32, cols: u32, d1: u32, d2: u32, count: gtap::Slice<u64>) {
+    if row == n {
+        count.atomic_add(0, 1);
+        return;
+    }
+    let mut free = ((1u32 << n) - 1) & !(cols | d1 | d2);
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        task!(nqueens(
+            n,
+            row + 1,
+            cols | bit,
+            (d1 | bit) << 1,
+            (d2 | bit) >> 1,
+            count
+        ));
+    }
+}
+gtap::program!(Queens = [nqueens]);
+
+#[test]
+fn detached_nqueens() {
+    for (n, want) in [(1u32, 1u64), (4, 2), (5, 10), (6, 4), (8, 92)] {
+        let mut counter = [0u64; 1];
+        // SAFETY: `counter` outlives the run.
+        let slice = unsafe { gtap::Slice::from_raw_parts(counter.as_mut_ptr(), 1) };
+        run::<Queens, _>(&nqueens, (n, 0, 0, 0, 0, slice));
+        assert_eq!(counter[0], want, "n = {n}");
+    }
+}
