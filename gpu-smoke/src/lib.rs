@@ -81,21 +81,37 @@ mod fib {
 gtap::program!(pub Fib = [fib]);
 
 // ---- nqueens: detached spawns down to `cutoff` rows, then a sequential count -----------------
-/// Completions of a partial board, sequentially.
+/// Completions of a partial board, sequentially, without recursion (an explicit stack).
 #[must_use]
 pub fn nqueens_seq(n: u32, row: u32, cols: u32, d1: u32, d2: u32) -> u64 {
     if row == n {
         return 1;
     }
     let all = (1u32 << n) - 1;
-    let mut free = all & !(cols | d1 | d2);
-    let mut count = 0;
-    while free != 0 {
+    let mut stack = [(0u32, 0u32, 0u32, 0u32); 32];
+    let mut depth = 0usize;
+    stack[0] = (cols, d1, d2, all & !(cols | d1 | d2));
+    let rows_left = (n - row) as usize;
+    let mut count = 0u64;
+    loop {
+        let (c, a, b, free) = stack[depth];
+        if free == 0 {
+            if depth == 0 {
+                return count;
+            }
+            depth -= 1;
+            continue;
+        }
         let bit = free & free.wrapping_neg();
-        free ^= bit;
-        count += nqueens_seq(n, row + 1, cols | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1);
+        stack[depth].3 = free ^ bit;
+        if depth + 1 == rows_left {
+            count += 1;
+            continue;
+        }
+        let (nc, na, nb) = (c | bit, ((a | bit) << 1) & all, (b | bit) >> 1);
+        depth += 1;
+        stack[depth] = (nc, na, nb, all & !(nc | na | nb));
     }
-    count
 }
 
 type NqArgs = (u32, u32, u32, u32, u32, u32, Slice<u64>);

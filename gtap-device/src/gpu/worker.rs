@@ -134,9 +134,12 @@ impl Warp {
                 .add(self.warp as usize * self.ring_cap as usize + (pos & (self.ring_cap - 1)) as usize);
             let mut spins = 0;
             loop {
-                // Ordering: acquire, scope .gpu; pairs with the release store in `free`, so the
-                // slot's previous life happens-before our writes to it.
-                let v = a::ld_acquire_gpu_u32(e);
+                // Ordering: relaxed, scope .gpu. The entry was stored after the freeing warp's
+                // fence.acq_rel.gpu, so the slot's previous contents had reached L2 before we
+                // can see it; we only *write* the slot here (no stale L1 read), and whoever
+                // runs it later acquires through the queue. An acquire would invalidate the
+                // SM's L1 on every spawn.
+                let v = a::ld_relaxed_gpu_u32(e);
                 if v != 0 {
                     // Ordering: relaxed, scope .gpu; the entry is ours (one allocator per
                     // position) and the next writer is a free `ring_cap` positions later.
@@ -165,9 +168,9 @@ impl Warp {
             let e = self
                 .free_rings
                 .add(owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize);
-            // Ordering: release, scope .gpu; pairs with the acquire in `alloc`: everything
-            // written to the slot (its frame, its children's results) happens-before its reuse.
-            a::st_release_gpu_u32(e, slot + 1);
+            // Ordering: relaxed, scope .gpu; `free` runs only after the batch's
+            // fence.acq_rel.gpu (the release of everything written to the slot).
+            a::st_relaxed_gpu_u32(e, slot + 1);
         }
     }
 
@@ -197,37 +200,69 @@ impl Warp {
         true
     }
 
-    /// A finished task (body returned, no children outstanding): free it and tell its parent;
-    /// repeat upwards while a parent whose body had returned loses its last child.
-    unsafe fn complete(&self, mut slot: u32) {
-        // SAFETY (whole body): slots on this path are live until freed here; parents outlive
-        // their children by the pending counter.
+    /// Every lane of the warp calls this (converged) after the batch's fence: lanes with
+    /// `slot != NONE` give it back to its owner's pool, one device-scope add per owner.
+    unsafe fn free_warp(&self, slot: u32) {
+        let mine = slot != NONE && slot != self.root_slot;
+        let owner = if mine { slot / self.n } else { NONE };
+        let peers = a::match_any_sync_b32(FULL, owner);
+        let leader = peers.trailing_zeros();
+        let mut base = 0;
+        if mine && self.lane == leader {
+            // SAFETY: owner < warps.
+            // Ordering: relaxed, scope .gpu; claims ring positions for the whole group.
+            base = unsafe { a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), peers.count_ones()) };
+        }
+        base = a::shfl_sync_idx_b32(FULL, base, leader);
+        if mine {
+            let q = base.wrapping_add((peers & a::lanemask_lt()).count_ones());
+            // SAFETY: the owner's ring; the position is masked.
+            unsafe {
+                let e = self
+                    .free_rings
+                    .add(owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize);
+                // Ordering: relaxed, scope .gpu; after the batch's fence.acq_rel.gpu, which
+                // releases everything written to the slot.
+                a::st_relaxed_gpu_u32(e, slot + 1);
+            }
+        }
+    }
+
+    /// A finished task whose slot was already freed (by [`Warp::free_warp`]) tells its parent;
+    /// repeat upwards while a parent whose body had returned loses its last child. Runs after
+    /// the batch's fence; returns whether it re-enqueued a parent (which then needs a fence
+    /// before it is published).
+    unsafe fn complete(&self, parent_of_freed: u32) -> bool {
+        let mut parent = parent_of_freed;
+        // SAFETY (whole body): parents outlive their children by the pending counter.
         unsafe {
             loop {
-                let h = self.header(slot);
-                let parent = (*h).parent;
-                self.free(slot);
                 if parent == NONE {
                     // The root, with its whole subtree, is done: the run is over.
                     // Ordering: release, scope .gpu; the root's result is written before.
                     a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
-                    return;
+                    return false;
                 }
                 let ph = self.header(parent);
-                // Ordering: acq_rel, scope .gpu. Release: our result (written into the
-                // parent's frame) happens-before the parent's continuation. Acquire: the
-                // last child sees every sibling's result before it re-enqueues the parent.
-                let old = a::atom_acq_rel_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
+                // Ordering: relaxed, scope .gpu, after the batch's fence.acq_rel.gpu (a release
+                // pattern: our result in the parent's frame is visible first). The parent runs
+                // only after a later fence.acq_rel.gpu of the warp that acquires it, which
+                // together with this RMW chain is the acquire pattern.
+                let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
                 if old != 1 {
-                    return;
+                    return false;
                 }
                 if (*ph).flags & FLAG_DONE != 0 {
-                    slot = parent;
+                    // Its body had returned: it is complete now too (a rare path: free alone).
+                    let grand = (*ph).parent;
+                    a::fence_acq_rel_gpu();
+                    self.free(parent);
+                    parent = grand;
                     continue;
                 }
                 let q = (*ph).queue;
                 let _ = self.reserve(q, parent, (*ph).kind);
-                return;
+                return true;
             }
         }
     }
@@ -611,6 +646,10 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
         let mut spawned: u32 = 0;
         let mut finished: u32 = 0;
         let mut aborted = false;
+        // The lane's finished task (freed after the fence) and, with joins, its parent.
+        let mut to_free = NONE;
+        let mut notify = false;
+        let mut notify_parent = NONE;
         if task != NONE {
             let h = w.header(task);
             // SAFETY: a published (or kept) task's header and frame, acquired above.
@@ -638,11 +677,13 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                             a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
                             (*h).flags = FLAG_DONE;
                         } else {
-                            w.complete(task);
+                            to_free = task;
+                            notify = true;
+                            notify_parent = (*h).parent;
                         }
                     }
                     Step::Done => {
-                        w.free(task);
+                        to_free = task;
                         finished = 1;
                     }
                     Step::Suspended => {
@@ -664,6 +705,16 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
         a::fence_acq_rel_gpu();
         if a::vote_sync_ballot_b32(FULL, aborted) != 0 {
             break;
+        }
+        // SAFETY: finished tasks' slots and parents (see `free_warp` and `complete`).
+        unsafe { w.free_warp(to_free) };
+        if P::JOINS {
+            // SAFETY: as above.
+            let reenqueued = notify && unsafe { w.complete(notify_parent) };
+            if a::vote_sync_ballot_b32(FULL, reenqueued) != 0 {
+                // Re-enqueued parents' ring entries, before lane 0 publishes them.
+                a::fence_acq_rel_gpu();
+            }
         }
 
         // ---- 3. Publish: keep up to 32 new tasks, make the rest stealable. ----
