@@ -273,17 +273,25 @@ impl Warp {
         // SAFETY (whole body): this warp's deque header and shared words are valid.
         unsafe {
             let dq = self.deque(self.warp, q);
+            let sq = self.sm_queue(q);
+            // What this warp published minus what it took back: an upper bound of `count`
+            // (thieves only lower it), so 0 means empty without an L2 round trip.
+            // Ordering: relaxed, scope .cta; lane 0's own word.
+            if a::ld_relaxed_cta_u32(sq.add(3)) == 0 {
+                return (0, 0);
+            }
             loop {
                 // Ordering: relaxed, scope .gpu; the CAS below decides.
                 let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
                 if c == 0 {
+                    a::st_relaxed_cta_u32(sq.add(3), 0);
                     return (0, 0);
                 }
                 let claim = if c < max { c } else { max };
                 // Ordering: relaxed, scope .gpu; the entries were written by this warp, and the
                 // batch's fence.acq_rel.gpu after this claim orders everything else.
                 if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
-                    let sq = self.sm_queue(q);
+                    a::st_relaxed_cta_u32(sq.add(3), c - claim);
                     // Ordering: relaxed, scope .cta; the tail is this warp's own.
                     let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(claim);
                     a::st_relaxed_cta_u32(sq, t);
@@ -528,6 +536,7 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                 a::st_relaxed_cta_u32(sq, 0);
                 a::st_relaxed_cta_u32(sq.add(1), 0);
                 a::st_relaxed_cta_u32(sq.add(2), 0);
+                a::st_relaxed_cta_u32(sq.add(3), 0);
             }
         }
     }
@@ -553,7 +562,6 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
 
     loop {
         // ---- 1. Acquire: top up from the own deque, steal when holding nothing. ----
-        let mut fenced = false;
         if kept < 32 {
             let (mut base, mut got, mut q) = (0u32, 0u32, cur_q);
             if lane == 0 {
@@ -597,9 +605,10 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                 }
             }
             if got > 0 {
-                // Acquire side of the publication: every lane, converged (one instruction).
-                a::fence_acq_rel_gpu();
-                fenced = true;
+                if stolen {
+                    // Acquire side of the victim's publication: every lane, converged.
+                    a::fence_acq_rel_gpu();
+                }
                 if lane >= kept && lane < kept + got {
                     let pos = base.wrapping_add(lane - kept) & (w.queue_cap - 1);
                     // SAFETY: the claimed entries [base, base + got) of that ring.
@@ -637,10 +646,9 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
             continue;
         }
         idle_ns = 0;
-        if !fenced {
-            // Kept tasks may be parents re-enqueued by another lane after its acquire.
-            a::fence_acq_rel_gpu();
-        }
+        // No acquire fence for kept or own popped tasks: they were written by this warp, and a
+        // parent that this warp re-enqueued was followed by the batch's second fence (after
+        // the RMW on its pending counter), which is the acquire of its children's results.
 
         // ---- 2. Run one step per lane. ----
         let mut spawned: u32 = 0;
@@ -770,6 +778,8 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                             addr_of_mut!((*w.deque(warp, q)).count),
                             publish,
                         );
+                        let est = a::ld_relaxed_cta_u32(sq.add(3));
+                        a::st_relaxed_cta_u32(sq.add(3), est + publish);
                     }
                 }
                 batches += 1;
