@@ -2,7 +2,7 @@
 //! does `mem_ops` random loads and `compute_iters` multiply-adds (GTaP's binary_tree benchmark).
 //! The root returns a checksum over all nodes, identical to the sequential one.
 
-use gtap::{task, taskwait, Slice};
+use gtap::Slice;
 
 /// The checksum of the subtree rooted at `node` (heap numbering) at `depth`.
 #[gtap::function]

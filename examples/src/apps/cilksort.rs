@@ -2,7 +2,7 @@
 //! with a parallel merge that splits the larger input at its median and the smaller one at the
 //! matching position (binary search), recursively, down to a sequential merge.
 
-use gtap::{task, taskwait, Slice};
+use gtap::Slice;
 
 /// Sorts `a` using `tmp` (same length) as scratch.
 #[gtap::function]

@@ -1,7 +1,7 @@
 //! Fibonacci with a task at every call (no cutoff): the classic fork-join stress test, all
 //! scheduling overhead. `fib_cutoff` adds a sequential cutoff and EPAQ queue hints.
 
-use gtap::{task, taskwait};
+
 
 /// fib(n) with two child tasks per call.
 #[gtap::function]

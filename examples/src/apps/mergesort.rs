@@ -1,7 +1,7 @@
 //! Top-down merge sort: two child sorts down to `cutoff` elements, then a sequential merge after
 //! the join (GTaP's mergesort; its final merges are one thread's sequential work).
 
-use gtap::{task, taskwait, Slice};
+use gtap::Slice;
 
 /// Sorts `data` using `tmp` (same length) as scratch.
 #[gtap::function]

@@ -2,7 +2,7 @@
 //! sequential count. Spawns are detached (no `taskwait!()`): each leaf adds its count to a
 //! shared counter with an atomic, and the run ends when every task has finished.
 
-use gtap::{task, Slice};
+use gtap::Slice;
 
 /// Counts the completions of the board (`cols`/`diag1`/`diag2` occupied bitmasks at `row`)
 /// into `count[0]`.

@@ -90,7 +90,7 @@ impl Bench {
     }
 
     fn kernel_ms(&self) -> Option<f64> {
-        self.rt.last_stats().and_then(|s| s.kernel_ms)
+        self.rt.last_stats().and_then(|s| s.kernel_ms())
     }
 
     fn gtap_name(&self) -> String {
@@ -129,7 +129,7 @@ impl Bench {
                     if r != expected {
                         return Err(format!("fib_cutoff({n}, {cutoff}) = {r}, expected {expected}"));
                     }
-                    Ok(rt.last_stats().and_then(|s| s.kernel_ms))
+                    Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
                 })?;
                 rows.push(t);
             }
