@@ -3,10 +3,15 @@
 //! and a user atomic), a tree with detached leaves under a joining root (a record kept alive by
 //! detached children), a spawn on a queue that does not exist, and a task that panics.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
-#![allow(non_camel_case_types, non_upper_case_globals, clippy::undocumented_unsafe_blocks, missing_docs)]
+#![allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs
+)]
 
-use gtap::Slice;
 use gtap::__private as g;
+use gtap::Slice;
 
 /// Expands the boilerplate of a task function's marker, constants and arity.
 macro_rules! marker {
@@ -56,10 +61,14 @@ mod fib {
                     unsafe { g::write_result(result, u64::from(n)) };
                     return g::Step::Done;
                 }
-                if !unsafe { g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).a, (n - 1,)) } {
+                if !unsafe {
+                    g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).a, (n - 1,))
+                } {
                     return g::Step::Aborted;
                 }
-                if !unsafe { g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).b, (n - 2,)) } {
+                if !unsafe {
+                    g::spawn::<_, 1, _>(ctx, &super::fib, 0, &raw mut (*frame).b, (n - 2,))
+                } {
                     return g::Step::Aborted;
                 }
                 if ctx.wait(1, 0) {
@@ -115,7 +124,15 @@ pub fn nqueens_seq(n: u32, row: u32, cols: u32, d1: u32, d2: u32) -> u64 {
 }
 
 type NqArgs = (u32, u32, u32, u32, u32, u32, Slice<u64>);
-marker!(__gtap_nqueens_marker, nqueens, NqArgs, (), false, 7, [nqueens]);
+marker!(
+    __gtap_nqueens_marker,
+    nqueens,
+    NqArgs,
+    (),
+    false,
+    7,
+    [nqueens]
+);
 #[repr(C)]
 pub struct NqFrame {
     args: NqArgs,
@@ -143,8 +160,18 @@ mod nqueens {
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            let a = (n, row + 1, cols | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1, cutoff, count);
-            if !unsafe { g::spawn::<_, 7, _>(ctx, &super::nqueens, 0, g::discard(&super::nqueens), a) } {
+            let a = (
+                n,
+                row + 1,
+                cols | bit,
+                ((d1 | bit) << 1) & all,
+                (d2 | bit) >> 1,
+                cutoff,
+                count,
+            );
+            if !unsafe {
+                g::spawn::<_, 7, _>(ctx, &super::nqueens, 0, g::discard(&super::nqueens), a)
+            } {
                 return g::Step::Aborted;
             }
         }
@@ -156,7 +183,15 @@ gtap::program!(pub NQueens = [nqueens]);
 // ---- mixed: a joining root whose last step spawns a detached tree --------------------------
 // fn leaves(depth, out) { if depth == 0 { out.atomic_add(0, 1); return } for _ in 0..3 { task!(leaves(depth - 1, out)) } }
 // fn mixroot(n, depth, out) -> u64 { let a = task!(fib(n)); taskwait!(); task!(leaves(depth, out)); a }
-marker!(__gtap_leaves_marker, leaves, (u32, Slice<u64>), (), false, 2, [leaves]);
+marker!(
+    __gtap_leaves_marker,
+    leaves,
+    (u32, Slice<u64>),
+    (),
+    false,
+    2,
+    [leaves]
+);
 #[repr(C)]
 pub struct LeavesFrame {
     args: (u32, Slice<u64>),
@@ -177,14 +212,30 @@ mod leaves {
             return g::Step::Done;
         }
         for _ in 0..3 {
-            if !unsafe { g::spawn::<_, 2, _>(ctx, &super::leaves, 0, g::discard(&super::leaves), (depth - 1, out)) } {
+            if !unsafe {
+                g::spawn::<_, 2, _>(
+                    ctx,
+                    &super::leaves,
+                    0,
+                    g::discard(&super::leaves),
+                    (depth - 1, out),
+                )
+            } {
                 return g::Step::Aborted;
             }
         }
         g::Step::Done
     }
 }
-marker!(__gtap_mixroot_marker, mixroot, (u32, u32, Slice<u64>), u64, true, 3, [fib, leaves]);
+marker!(
+    __gtap_mixroot_marker,
+    mixroot,
+    (u32, u32, Slice<u64>),
+    u64,
+    true,
+    3,
+    [fib, leaves]
+);
 #[repr(C)]
 pub struct MixFrame<L0, L1, L2> {
     args: (u32, u32, Slice<u64>),
@@ -221,7 +272,15 @@ mod mixroot {
             1 => unsafe { ((*frame).a, (*frame).depth, (*frame).out) },
             _ => return ctx.unknown_kind(0),
         };
-        if !unsafe { g::spawn::<_, 2, _>(ctx, &super::leaves, 0, g::discard(&super::leaves), (depth, out)) } {
+        if !unsafe {
+            g::spawn::<_, 2, _>(
+                ctx,
+                &super::leaves,
+                0,
+                g::discard(&super::leaves),
+                (depth, out),
+            )
+        } {
             return g::Step::Aborted;
         }
         unsafe { g::write_result(result, a) };
@@ -248,7 +307,17 @@ mod badq {
             return g::Step::Done;
         }
         let (x,) = unsafe { (*frame).args };
-        if x > 0 && !unsafe { g::spawn::<_, 1, _>(ctx, &super::badq, g::queue(x + 6), g::discard(&super::badq), (x - 1,)) } {
+        if x > 0
+            && !unsafe {
+                g::spawn::<_, 1, _>(
+                    ctx,
+                    &super::badq,
+                    g::queue(x + 6),
+                    g::discard(&super::badq),
+                    (x - 1,),
+                )
+            }
+        {
             return g::Step::Aborted;
         }
         g::Step::Done

@@ -1,12 +1,6 @@
 //! Build-script helper: compiles a gtap device crate to PTX.
 //!
-//! In the host crate's `build.rs`:
-//!
-//! ```no_run
-//! fn main() {
-//!     gtap_build::build_this_crate();
-//! }
-//! ```
+//! In the host crate's `build.rs`, `fn main() { gtap_build::build_this_crate(); }`,
 //!
 //! and in the host code `const PTX: &str = include_str!(env!("GTAP_PTX"));`.
 //!
@@ -66,7 +60,8 @@ impl Builder {
     /// `sm_*` named by `GTAP_SM`.
     #[must_use]
     pub fn new() -> Self {
-        let dir = env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let dir =
+            env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
         Self {
             manifest: dir.join("Cargo.toml"),
             sm: env::var("GTAP_SM").unwrap_or_else(|_| "sm_90".to_owned()),
@@ -92,7 +87,10 @@ impl Builder {
     pub fn build_or_exit(&self) {
         if let Err(e) = self.build() {
             eprintln!("{e}");
-            println!("cargo:warning={}", e.lines().next().unwrap_or("gtap device build failed"));
+            println!(
+                "cargo:warning={}",
+                e.lines().next().unwrap_or("gtap device build failed")
+            );
             std::process::exit(1);
         }
     }
@@ -103,7 +101,10 @@ impl Builder {
     ///
     /// A missing component, a failed nested build, or a PTX that `ptxas` rejects.
     pub fn build(&self) -> Result<PathBuf, String> {
-        let out_dir = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set: call gtap-build from a build script")?);
+        let out_dir = PathBuf::from(
+            env::var_os("OUT_DIR")
+                .ok_or("OUT_DIR is not set: call gtap-build from a build script")?,
+        );
         println!("cargo:rerun-if-env-changed=GTAP_SM");
         println!("cargo:rerun-if-env-changed=GTAP_PTXAS");
         println!("cargo:rerun-if-env-changed=GTAP_PTXAS_VERBOSE");
@@ -114,11 +115,17 @@ impl Builder {
             println!("cargo:rustc-env={}={}", self.env_name, empty.display());
             return Ok(empty);
         }
-        let pkg_dir = self.manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let pkg_dir = self
+            .manifest
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
         println!("cargo:rerun-if-changed={}", pkg_dir.join("src").display());
         println!("cargo:rerun-if-changed={}", self.manifest.display());
         // In this workspace the device crates are path dependencies: rebuild when they change.
-        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf);
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .map(Path::to_path_buf);
         if let Some(ws) = ws {
             for dep in ["gtap-device/src", "gtap-macros/src", "src"] {
                 let d = ws.join(dep);
@@ -135,7 +142,14 @@ impl Builder {
         let mut cmd = Command::new(cargo);
         cmd.arg("rustc")
             .arg("--lib")
-            .args(["--crate-type", "cdylib", "--release", "--target", TARGET, "-Zbuild-std=core"])
+            .args([
+                "--crate-type",
+                "cdylib",
+                "--release",
+                "--target",
+                TARGET,
+                "-Zbuild-std=core",
+            ])
             .arg("--manifest-path")
             .arg(&self.manifest)
             .arg("--target-dir")
@@ -145,9 +159,21 @@ impl Builder {
             let strip = (k.starts_with("CARGO_") && k != "CARGO_HOME")
                 || matches!(
                     k,
-                    "RUSTFLAGS" | "RUSTDOCFLAGS" | "RUSTC_WRAPPER" | "RUSTC_WORKSPACE_WRAPPER" | "RUSTC_LINKER"
-                        | "OUT_DIR" | "TARGET" | "HOST" | "PROFILE" | "OPT_LEVEL" | "DEBUG" | "NUM_JOBS"
-                        | "RUSTC" | "RUSTDOC" | "CARGO"
+                    "RUSTFLAGS"
+                        | "RUSTDOCFLAGS"
+                        | "RUSTC_WRAPPER"
+                        | "RUSTC_WORKSPACE_WRAPPER"
+                        | "RUSTC_LINKER"
+                        | "OUT_DIR"
+                        | "TARGET"
+                        | "HOST"
+                        | "PROFILE"
+                        | "OPT_LEVEL"
+                        | "DEBUG"
+                        | "NUM_JOBS"
+                        | "RUSTC"
+                        | "RUSTDOC"
+                        | "CARGO"
                 );
             if strip {
                 cmd.env_remove(k);
@@ -155,12 +181,17 @@ impl Builder {
         }
         cmd.env("RUSTC_BOOTSTRAP", "1")
             .env(NESTED_ENV, "1")
-            .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={}", self.sm))
+            .env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                format!("-Ctarget-cpu={}", self.sm),
+            )
             .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
             .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
             .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort");
-        let out = cmd.output().map_err(|e| format!("gtap device build: cannot run cargo: {e}"))?;
+        let out = cmd
+            .output()
+            .map_err(|e| format!("gtap device build: cannot run cargo: {e}"))?;
         if !out.status.success() {
             return Err(format!(
                 "gtap device build failed for {} (target {TARGET}, {}):\n{}",
@@ -169,9 +200,13 @@ impl Builder {
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        let built = target_dir.join(TARGET).join("release").join(format!("{lib_name}.ptx"));
+        let built = target_dir
+            .join(TARGET)
+            .join("release")
+            .join(format!("{lib_name}.ptx"));
         let ptx = out_dir.join(format!("{lib_name}.ptx"));
-        fs::copy(&built, &ptx).map_err(|e| format!("gtap device build: no PTX at {}: {e}", built.display()))?;
+        fs::copy(&built, &ptx)
+            .map_err(|e| format!("gtap device build: no PTX at {}: {e}", built.display()))?;
         if let Some(ptxas) = env::var_os("GTAP_PTXAS") {
             run_ptxas(Path::new(&ptxas), &ptx, &self.sm, &out_dir)?;
         }
@@ -188,7 +223,10 @@ fn device_target_dir(out_dir: &Path) -> PathBuf {
         dir = dir.parent().unwrap_or(dir);
     }
     // With `--target <triple>` there is one more level; the profile dir holds `.cargo-lock`.
-    if dir.join("debug").is_dir() || dir.join("release").is_dir() || dir.join("CACHEDIR.TAG").is_file() {
+    if dir.join("debug").is_dir()
+        || dir.join("release").is_dir()
+        || dir.join("CACHEDIR.TAG").is_file()
+    {
         dir.join("gtap-device")
     } else {
         dir.parent().unwrap_or(dir).join("gtap-device")
@@ -197,7 +235,8 @@ fn device_target_dir(out_dir: &Path) -> PathBuf {
 
 /// The library's crate name: `[lib] name`, else the package name with `-` as `_`.
 fn lib_name(manifest: &Path) -> Result<String, String> {
-    let text = fs::read_to_string(manifest).map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let text = fs::read_to_string(manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
     let mut section = String::new();
     let (mut pkg, mut lib) = (None, None);
     for line in text.lines() {
@@ -206,7 +245,9 @@ fn lib_name(manifest: &Path) -> Result<String, String> {
             section = line.to_owned();
             continue;
         }
-        let Some((k, v)) = line.split_once('=') else { continue };
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
         if k.trim() != "name" {
             continue;
         }
@@ -239,7 +280,9 @@ fn check_components() -> Result<(), String> {
     if !bin.join("llvm-link").exists() && !bin.join("llc").exists() {
         missing.push("llvm-tools");
     }
-    if !bin.join("self-contained/llvm-bitcode-linker").exists() && !bin.join("llvm-bitcode-linker").exists() {
+    if !bin.join("self-contained/llvm-bitcode-linker").exists()
+        && !bin.join("llvm-bitcode-linker").exists()
+    {
         missing.push("llvm-bitcode-linker");
     }
     if missing.is_empty() {
@@ -264,7 +307,8 @@ fn run_ptxas(ptxas: &Path, ptx: &Path, sm: &str, out_dir: &Path) -> Result<(), S
         .arg(&cubin)
         .output()
         .map_err(|e| format!("gtap device build: cannot run {}: {e}", ptxas.display()))?;
-    let report = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let report =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!("ptxas rejected {}:\n{report}", ptx.display()));
     }

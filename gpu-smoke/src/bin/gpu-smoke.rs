@@ -25,13 +25,23 @@ struct Table {
 
 impl Table {
     fn row(&mut self, name: &str, ok: bool, detail: String) {
-        println!("{:<44} {:<5} {detail}", name, if ok { "ok" } else { "FAIL" });
+        println!(
+            "{:<44} {:<5} {detail}",
+            name,
+            if ok { "ok" } else { "FAIL" }
+        );
         self.rows.push((name.to_owned(), ok, detail));
     }
 }
 
 fn gpu(config: Config) -> gtap::Result<Runtime> {
-    Runtime::with_ptx(Config { backend: Backend::Gpu, ..config }, PTX)
+    Runtime::with_ptx(
+        Config {
+            backend: Backend::Gpu,
+            ..config
+        },
+        PTX,
+    )
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -42,7 +52,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 fn main() -> ExitCode {
     let quick = std::env::args().any(|a| a == "quick");
     let mut t = Table { rows: Vec::new() };
-    println!("gtap gpu-smoke: PTX {} bytes; gpu available: {}", PTX.len(), gtap::gpu_available());
+    println!(
+        "gtap gpu-smoke: PTX {} bytes; gpu available: {}",
+        PTX.len(),
+        gtap::gpu_available()
+    );
     let mut rt = match gpu(Config::default()) {
         Ok(rt) => rt,
         Err(e) => {
@@ -56,7 +70,17 @@ fn main() -> ExitCode {
         match rt.run::<Fib, _>(fib, (n,)) {
             Ok(v) => {
                 let s = rt.last_stats().cloned().unwrap_or_default();
-                t.row(&format!("fib({n})"), v == fib_ref(n), format!("{v} (want {}), tasks {}, steals {}, {:?}", fib_ref(n), s.tasks, s.steals, s.kernel_time.unwrap_or_default()));
+                t.row(
+                    &format!("fib({n})"),
+                    v == fib_ref(n),
+                    format!(
+                        "{v} (want {}), tasks {}, steals {}, {:?}",
+                        fib_ref(n),
+                        s.tasks,
+                        s.steals,
+                        s.kernel_time.unwrap_or_default()
+                    ),
+                );
             }
             Err(e) => t.row(&format!("fib({n})"), false, e.to_string()),
         }
@@ -68,8 +92,16 @@ fn main() -> ExitCode {
             rt.download(&buf)
         });
         match r {
-            Ok(v) => t.row(&format!("nqueens({n}) cutoff {cutoff}"), v[0] == want, format!("{} (want {want})", v[0])),
-            Err(e) => t.row(&format!("nqueens({n}) cutoff {cutoff}"), false, e.to_string()),
+            Ok(v) => t.row(
+                &format!("nqueens({n}) cutoff {cutoff}"),
+                v[0] == want,
+                format!("{} (want {want})", v[0]),
+            ),
+            Err(e) => t.row(
+                &format!("nqueens({n}) cutoff {cutoff}"),
+                false,
+                e.to_string(),
+            ),
         }
     }
     for (n, depth) in [(15u32, 5u32), (20, 8)] {
@@ -79,37 +111,86 @@ fn main() -> ExitCode {
         });
         let want = 3u64.pow(depth);
         match r {
-            Ok((a, c)) => t.row(&format!("mixed fib({n}) + detached 3^{depth}"), a == fib_ref(n) && c == want, format!("{a}, {c} (want {}, {want})", fib_ref(n))),
-            Err(e) => t.row(&format!("mixed fib({n}) + detached 3^{depth}"), false, e.to_string()),
+            Ok((a, c)) => t.row(
+                &format!("mixed fib({n}) + detached 3^{depth}"),
+                a == fib_ref(n) && c == want,
+                format!("{a}, {c} (want {}, {want})", fib_ref(n)),
+            ),
+            Err(e) => t.row(
+                &format!("mixed fib({n}) + detached 3^{depth}"),
+                false,
+                e.to_string(),
+            ),
         }
     }
     let _ = leaves;
 
     // ---- failure modes ----
-    match gpu(Config { tasks_per_warp: 4, ..Config::default() }).and_then(|mut small| {
+    match gpu(Config {
+        tasks_per_warp: 4,
+        ..Config::default()
+    })
+    .map(|mut small| {
         let r = small.run::<Fib, _>(fib, (25,));
         let after = small.run::<Fib, _>(fib, (3,));
-        Ok((r, after))
+        (r, after)
     }) {
         Ok((r, after)) => {
-            let ok = matches!(r, Err(Error::PoolExhausted { limit: "Config::tasks_per_warp", .. }));
+            let ok = matches!(
+                r,
+                Err(Error::PoolExhausted {
+                    limit: "Config::tasks_per_warp",
+                    ..
+                })
+            );
             t.row("tiny pool -> PoolExhausted", ok, format!("{r:?}"));
-            t.row("  same runtime, next run", matches!(after, Ok(2)), format!("{after:?}"));
+            t.row(
+                "  same runtime, next run",
+                matches!(after, Ok(2)),
+                format!("{after:?}"),
+            );
         }
         Err(e) => t.row("tiny pool -> PoolExhausted", false, e.to_string()),
     }
     let r = rt.run::<BadQueue, _>(badq, (3,));
-    t.row("bad queue -> InvalidQueue", matches!(r, Err(Error::InvalidQueue { queue: 9, queues: 1, .. })), format!("{r:?}"));
+    t.row(
+        "bad queue -> InvalidQueue",
+        matches!(
+            r,
+            Err(Error::InvalidQueue {
+                queue: 9,
+                queues: 1,
+                ..
+            })
+        ),
+        format!("{r:?}"),
+    );
     let r = rt.run::<Fib, _>(fib, (21,));
-    t.row("  next run after an error", matches!(r, Ok(10946)), format!("{r:?}"));
-    let r = gpu(Config { grid: Some(1_000_000), ..Config::default() }).and_then(|mut big| big.run::<Fib, _>(fib, (5,)));
-    t.row("grid too large -> InvalidConfig", matches!(r, Err(Error::InvalidConfig { field: "grid", .. })), format!("{r:?}"));
+    t.row(
+        "  next run after an error",
+        matches!(r, Ok(10946)),
+        format!("{r:?}"),
+    );
+    let r = gpu(Config {
+        grid: Some(1_000_000),
+        ..Config::default()
+    })
+    .and_then(|mut big| big.run::<Fib, _>(fib, (5,)));
+    t.row(
+        "grid too large -> InvalidConfig",
+        matches!(r, Err(Error::InvalidConfig { field: "grid", .. })),
+        format!("{r:?}"),
+    );
 
     // ---- performance ----
     if !quick {
         let reps = 7;
         for block in [32u32, 64, 128, 256] {
-            let mut rtb = match gpu(Config { block, tasks_per_warp: 8192, ..Config::default() }) {
+            let mut rtb = match gpu(Config {
+                block,
+                tasks_per_warp: 8192,
+                ..Config::default()
+            }) {
                 Ok(r) => r,
                 Err(e) => {
                     t.row(&format!("fib(40) block {block}"), false, e.to_string());
@@ -127,7 +208,10 @@ fn main() -> ExitCode {
                         let s = rtb.last_stats().cloned().unwrap_or_default();
                         kern.push(s.kernel_time.unwrap_or_default().as_secs_f64() * 1e3);
                         wall.push(s.elapsed.as_secs_f64() * 1e3);
-                        detail = format!("warps {}, tasks {}, steps {}, steals {}", s.workers, s.tasks, s.steps, s.steals);
+                        detail = format!(
+                            "warps {}, tasks {}, steps {}, steals {}",
+                            s.workers, s.tasks, s.steps, s.steals
+                        );
                     }
                     Err(e) => {
                         ok = false;
@@ -139,14 +223,31 @@ fn main() -> ExitCode {
             if kern.is_empty() {
                 t.row(&format!("fib(40) block {block}"), false, detail);
             } else {
-                t.row(&format!("fib(40) block {block}"), ok, format!("kernel median {:.2} ms (min {:.2}), wall median {:.2} ms; {detail}", median(kern.clone()), kern.iter().copied().fold(f64::MAX, f64::min), median(wall)));
+                t.row(
+                    &format!("fib(40) block {block}"),
+                    ok,
+                    format!(
+                        "kernel median {:.2} ms (min {:.2}), wall median {:.2} ms; {detail}",
+                        median(kern.clone()),
+                        kern.iter().copied().fold(f64::MAX, f64::min),
+                        median(wall)
+                    ),
+                );
             }
         }
         for block in [32u32, 128] {
-            let mut rtb = match gpu(Config { block, tasks_per_warp: 16384, ..Config::default() }) {
+            let mut rtb = match gpu(Config {
+                block,
+                tasks_per_warp: 16384,
+                ..Config::default()
+            }) {
                 Ok(r) => r,
                 Err(e) => {
-                    t.row(&format!("nqueens(16) cutoff 7 block {block}"), false, e.to_string());
+                    t.row(
+                        &format!("nqueens(16) cutoff 7 block {block}"),
+                        false,
+                        e.to_string(),
+                    );
                     continue;
                 }
             };
@@ -165,7 +266,10 @@ fn main() -> ExitCode {
                         let s = rtb.last_stats().cloned().unwrap_or_default();
                         kern.push(s.kernel_time.unwrap_or_default().as_secs_f64() * 1e3);
                         wall.push(s.elapsed.as_secs_f64() * 1e3);
-                        detail = format!("count {}, warps {}, tasks {}, steals {}", v[0], s.workers, s.tasks, s.steals);
+                        detail = format!(
+                            "count {}, warps {}, tasks {}, steals {}",
+                            v[0], s.workers, s.tasks, s.steals
+                        );
                     }
                     Err(e) => {
                         ok = false;
@@ -175,29 +279,63 @@ fn main() -> ExitCode {
                 }
             }
             if kern.is_empty() {
-                t.row(&format!("nqueens(16) cutoff 7 block {block}"), false, detail);
+                t.row(
+                    &format!("nqueens(16) cutoff 7 block {block}"),
+                    false,
+                    detail,
+                );
             } else {
-                t.row(&format!("nqueens(16) cutoff 7 block {block}"), ok, format!("kernel median {:.2} ms, wall median {:.2} ms; {detail}", median(kern), median(wall)));
+                t.row(
+                    &format!("nqueens(16) cutoff 7 block {block}"),
+                    ok,
+                    format!(
+                        "kernel median {:.2} ms, wall median {:.2} ms; {detail}",
+                        median(kern),
+                        median(wall)
+                    ),
+                );
             }
         }
         let t0 = Instant::now();
         let v = fib_rec(40);
-        t.row("cpu: sequential recursive fib(40)", v == 102_334_155, format!("{:.1} ms", t0.elapsed().as_secs_f64() * 1e3));
+        t.row(
+            "cpu: sequential recursive fib(40)",
+            v == 102_334_155,
+            format!("{:.1} ms", t0.elapsed().as_secs_f64() * 1e3),
+        );
         let t0 = Instant::now();
         let v = gpu_smoke::nqueens_seq(16, 0, 0, 0, 0);
-        t.row("cpu: sequential nqueens(16)", v == 14_772_512, format!("{:.1} ms", t0.elapsed().as_secs_f64() * 1e3));
+        t.row(
+            "cpu: sequential nqueens(16)",
+            v == 14_772_512,
+            format!("{:.1} ms", t0.elapsed().as_secs_f64() * 1e3),
+        );
     }
 
     // ---- a panicking task (last: a trap loses the CUDA context) ----
     if std::env::args().any(|a| a == "nopanic") {
         let failed = t.rows.iter().filter(|r| !r.1).count();
         println!("\n{} checks, {failed} failed", t.rows.len());
-        return if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        return if failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
-    let r = rt.alloc_zeroed::<u64>(4).and_then(|buf| rt.run::<Oob, _>(oob, (buf.slice(),)));
-    t.row("panic -> TaskPanicked", matches!(r, Err(Error::TaskPanicked { .. })), format!("{r:?}"));
+    let r = rt
+        .alloc_zeroed::<u64>(4)
+        .and_then(|buf| rt.run::<Oob, _>(oob, (buf.slice(),)));
+    t.row(
+        "panic -> TaskPanicked",
+        matches!(r, Err(Error::TaskPanicked { .. })),
+        format!("{r:?}"),
+    );
     let r = rt.run::<Fib, _>(fib, (5,));
-    t.row("  next run -> ContextLost", matches!(r, Err(Error::ContextLost)), format!("{r:?}"));
+    t.row(
+        "  next run -> ContextLost",
+        matches!(r, Err(Error::ContextLost)),
+        format!("{r:?}"),
+    );
 
     let failed = t.rows.iter().filter(|r| !r.1).count();
     println!("\n{} checks, {failed} failed", t.rows.len());

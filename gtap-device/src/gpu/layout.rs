@@ -119,7 +119,17 @@ pub struct ErrorRecord {
 
 impl Default for ErrorRecord {
     fn default() -> Self {
-        Self { code: 0, warp: 0, lane: 0, kind: 0, limit: 0, value: 0, line: 0, file_len: 0, file: [0; 64] }
+        Self {
+            code: 0,
+            warp: 0,
+            lane: 0,
+            kind: 0,
+            limit: 0,
+            value: 0,
+            line: 0,
+            file_len: 0,
+            file: [0; 64],
+        }
     }
 }
 

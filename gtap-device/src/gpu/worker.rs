@@ -24,8 +24,8 @@ use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
     Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, ERR_INVALID_QUEUE,
-    ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN,
-    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+    ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND,
+    FLAG_DONE, HEADER_BYTES, NONE,
 };
 use crate::arch::nvptx as a;
 use crate::task::{Context, KindId, Program, Step};
@@ -69,7 +69,9 @@ impl Warp {
     #[inline(always)]
     fn header(&self, slot: u32) -> *mut Header {
         // SAFETY (pointer arithmetic only): slot < warps * n + 1, inside the slots region.
-        self.slots.wrapping_add(slot as usize * self.slot_bytes).cast()
+        self.slots
+            .wrapping_add(slot as usize * self.slot_bytes)
+            .cast()
     }
 
     #[inline(always)]
@@ -79,7 +81,8 @@ impl Warp {
 
     #[inline(always)]
     fn ring(&self, warp: u32, q: u32) -> *mut u32 {
-        self.deque_rings.wrapping_add((warp * self.queues + q) as usize * self.queue_cap as usize)
+        self.deque_rings
+            .wrapping_add((warp * self.queues + q) as usize * self.queue_cap as usize)
     }
 
     #[inline(always)]
@@ -90,7 +93,16 @@ impl Warp {
     /// Records the run's first error (later ones are dropped) in the host-mapped record.
     #[cold]
     pub(crate) fn record_error(&self, code: u32, kind: u32, limit: u32, value: u32) {
-        record_error(self.control, self.error, code, self.warp, self.lane, kind, limit, value);
+        record_error(
+            self.control,
+            self.error,
+            code,
+            self.warp,
+            self.lane,
+            kind,
+            limit,
+            value,
+        );
     }
 
     /// Whether the run must stop: done, an error, or the host's abort.
@@ -129,9 +141,9 @@ impl Warp {
                     return NONE;
                 }
             }
-            let e = self
-                .free_rings
-                .add(self.warp as usize * self.ring_cap as usize + (pos & (self.ring_cap - 1)) as usize);
+            let e = self.free_rings.add(
+                self.warp as usize * self.ring_cap as usize + (pos & (self.ring_cap - 1)) as usize,
+            );
             let mut spins = 0;
             loop {
                 // Ordering: relaxed, scope .gpu. The entry was stored after the freeing warp's
@@ -193,7 +205,9 @@ impl Warp {
                 }
             }
             // A plain store: published by the batch's fence and the add to `count`.
-            *self.ring(self.warp, q).add((t & (self.queue_cap - 1)) as usize) = slot;
+            *self
+                .ring(self.warp, q)
+                .add((t & (self.queue_cap - 1)) as usize) = slot;
             // Ordering: relaxed, scope .cta; read by lane 0 after the batch's warp barrier.
             a::atom_relaxed_cta_add_u32(sq.add(2), 1);
         }
@@ -211,16 +225,18 @@ impl Warp {
         if mine && self.lane == leader {
             // SAFETY: owner < warps.
             // Ordering: relaxed, scope .gpu; claims ring positions for the whole group.
-            base = unsafe { a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), peers.count_ones()) };
+            base = unsafe {
+                a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), peers.count_ones())
+            };
         }
         base = a::shfl_sync_idx_b32(FULL, base, leader);
         if mine {
             let q = base.wrapping_add((peers & a::lanemask_lt()).count_ones());
             // SAFETY: the owner's ring; the position is masked.
             unsafe {
-                let e = self
-                    .free_rings
-                    .add(owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize);
+                let e = self.free_rings.add(
+                    owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize,
+                );
                 // Ordering: relaxed, scope .gpu; after the batch's fence.acq_rel.gpu, which
                 // releases everything written to the slot.
                 a::st_relaxed_gpu_u32(e, slot + 1);
@@ -341,8 +357,7 @@ impl Warp {
                         let claim = if half < 32 { half } else { 32 };
                         // Ordering: acquire, scope .gpu; pairs with the victim's fence + add
                         // that published the entries (and the tasks' frames).
-                        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim)
-                            == c
+                        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c
                         {
                             // Ordering: relaxed, scope .gpu; written only under the lock we hold.
                             let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
@@ -426,7 +441,12 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
             return null_mut();
         }
         if self.spawned >= w.max_children {
-            w.record_error(ERR_TOO_MANY_CHILDREN, self.kind, w.max_children, self.spawned);
+            w.record_error(
+                ERR_TOO_MANY_CHILDREN,
+                self.kind,
+                w.max_children,
+                self.spawned,
+            );
             return null_mut();
         }
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
@@ -642,7 +662,11 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                 break;
             }
             a::nanosleep(idle_ns);
-            idle_ns = if idle_ns == 0 { 64 } else { (idle_ns * 2).min(MAX_IDLE_NS) };
+            idle_ns = if idle_ns == 0 {
+                64
+            } else {
+                (idle_ns * 2).min(MAX_IDLE_NS)
+            };
             continue;
         }
         idle_ns = 0;
@@ -816,6 +840,13 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
     if lane == 0 {
         let st = (p.stats as *mut WarpStats).wrapping_add(warp as usize);
         // SAFETY: this warp's stats entry.
-        unsafe { st.write(WarpStats { steps, spawned, steals, batches }) };
+        unsafe {
+            st.write(WarpStats {
+                steps,
+                spawned,
+                steals,
+                batches,
+            })
+        };
     }
 }

@@ -97,8 +97,8 @@ struct Pools {
     stats: u64,
 }
 
-/// A runtime on one GPU.
-pub(crate) struct GpuBackend {
+/// The state of a runtime on one GPU (boxed in [`GpuBackend`]).
+struct Inner {
     ctx: Arc<CudaContext>,
     config: Config,
     module: sys::CUmodule,
@@ -124,22 +124,35 @@ pub(crate) struct GpuBackend {
 // SAFETY: the raw handles are plain driver handles, valid from any thread once the context is
 // bound (every method binds it first); the mapped record is only accessed by the thread that
 // holds `&mut self` or `&self` during a call.
-unsafe impl Send for GpuBackend {}
+unsafe impl Send for Inner {}
+// SAFETY: the `&self` methods (upload, alloc_zeroed, download) only make thread-safe driver
+// calls on the bound context and read immutable handles; everything mutable (runs, pools, the
+// mapped error record, the progress buffer) is reached only through `&mut self`.
+unsafe impl Sync for Inner {}
 
 const ROOT_RESULT_BYTES: usize = 4096;
 
-impl GpuBackend {
-    pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
+impl Inner {
+    fn new(config: &Config, ptx: &'static str) -> Result<Self> {
         if !available() {
-            return Err(Error::NoGpu { reason: "no CUDA driver or no CUDA device".into() });
+            return Err(Error::NoGpu {
+                reason: "no CUDA driver or no CUDA device".into(),
+            });
         }
         if ptx.is_empty() {
-            return Err(Error::NoGpu { reason: "the PTX module is empty".into() });
+            return Err(Error::NoGpu {
+                reason: "the PTX module is empty".into(),
+            });
         }
-        let ctx = CudaContext::new(0).map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
-        ctx.bind_to_thread().map_err(|e| Error::Driver(format!("{e:?}")))?;
-        ctx.set_limit(sys::CUlimit::CU_LIMIT_STACK_SIZE, config.stack_bytes as usize)
-            .map_err(|e| Error::Driver(format!("setting the stack size failed: {e:?}")))?;
+        let ctx = CudaContext::new(0)
+            .map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
+        ctx.bind_to_thread()
+            .map_err(|e| Error::Driver(format!("{e:?}")))?;
+        ctx.set_limit(
+            sys::CUlimit::CU_LIMIT_STACK_SIZE,
+            config.stack_bytes as usize,
+        )
+        .map_err(|e| Error::Driver(format!("setting the stack size failed: {e:?}")))?;
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
@@ -166,14 +179,23 @@ impl GpuBackend {
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
         // SAFETY: out-pointers to fields of `me`; the context is bound.
         unsafe {
-            check("cuStreamCreate", sys::cuStreamCreate(&raw mut me.stream, flags))?;
-            check("cuStreamCreate", sys::cuStreamCreate(&raw mut me.watch, flags))?;
+            check(
+                "cuStreamCreate",
+                sys::cuStreamCreate(&raw mut me.stream, flags),
+            )?;
+            check(
+                "cuStreamCreate",
+                sys::cuStreamCreate(&raw mut me.watch, flags),
+            )?;
             let ev = sys::CUevent_flags::CU_EVENT_DEFAULT as u32;
             check("cuEventCreate", sys::cuEventCreate(&raw mut me.start, ev))?;
             check("cuEventCreate", sys::cuEventCreate(&raw mut me.end, ev))?;
             let mut host: *mut c_void = null_mut();
             let f = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
-            check("cuMemHostAlloc", sys::cuMemHostAlloc(&raw mut host, size_of::<ErrorRecord>(), f))?;
+            check(
+                "cuMemHostAlloc",
+                sys::cuMemHostAlloc(&raw mut host, size_of::<ErrorRecord>(), f),
+            )?;
             me.error_host = host.cast();
             me.error_host.write_volatile(ErrorRecord::default());
             check(
@@ -188,7 +210,9 @@ impl GpuBackend {
     }
 
     fn bind(&self) -> Result<()> {
-        self.ctx.bind_to_thread().map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
     }
 
     /// The kernel of program `P`, sized on first use.
@@ -199,7 +223,8 @@ impl GpuBackend {
         }
         let short = program.rsplit("::").next().unwrap_or(program);
         let name = format!("gtap_thread_worker_{short}");
-        let cname = CString::new(name.clone()).map_err(|_| Error::Driver("bad kernel name".into()))?;
+        let cname =
+            CString::new(name.clone()).map_err(|_| Error::Driver("bad kernel name".into()))?;
         let mut func: sys::CUfunction = null_mut();
         // SAFETY: valid module and out-pointer.
         let r = unsafe { sys::cuModuleGetFunction(&raw mut func, self.module, cname.as_ptr()) };
@@ -213,14 +238,20 @@ impl GpuBackend {
         let mut per_sm = 0;
         // SAFETY: valid function handle and out-pointer.
         check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
-            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&raw mut per_sm, func, block as i32, smem as usize)
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &raw mut per_sm,
+                func,
+                block as i32,
+                smem as usize,
+            )
         })?;
         let max_grid = per_sm.max(0) as u32 * self.sm_count;
         if max_grid == 0 {
             return Err(Error::InvalidConfig {
                 field: "block",
                 value: block.to_string(),
-                expected: "a block size the kernel can launch with (its registers per thread limit it)",
+                expected:
+                    "a block size the kernel can launch with (its registers per thread limit it)",
             });
         }
         let grid = match self.config.grid {
@@ -289,7 +320,7 @@ impl GpuBackend {
         Ok(())
     }
 
-    pub(crate) fn run<P: Program, T: TaskFn>(
+    fn run<P: Program, T: TaskFn>(
         &mut self,
         _entry: &T,
         args: T::Args,
@@ -301,12 +332,18 @@ impl GpuBackend {
         }
         self.bind()?;
         if size_of::<T::Args>() > stride || size_of::<T::Output>() > ROOT_RESULT_BYTES {
-            return Err(Error::Protocol { task: T::NAME, detail: "root arguments or result larger than the frame" });
+            return Err(Error::Protocol {
+                task: T::NAME,
+                detail: "root arguments or result larger than the frame",
+            });
         }
         let k = self.kernel::<P>()?;
         let warps = k.grid * (self.config.block / 32);
         self.pools(warps, stride)?;
-        let pools = self.pools.as_ref().ok_or(Error::Protocol { task: T::NAME, detail: "no pools" })?;
+        let pools = self.pools.as_ref().ok_or(Error::Protocol {
+            task: T::NAME,
+            detail: "no pools",
+        })?;
         let w = warps as usize;
         let root_slot = warps * pools.n;
         let stats_dev = pools.stats;
@@ -329,7 +366,10 @@ impl GpuBackend {
             root_slot,
             max_children: self.config.max_children,
         };
-        let control = Control { live: 1, ..Control::default() };
+        let control = Control {
+            live: 1,
+            ..Control::default()
+        };
         // The root slot: header, then the arguments at the frame's offset 0.
         let mut root = vec![0u8; pools.slot_bytes as usize];
         let header = Header {
@@ -342,7 +382,10 @@ impl GpuBackend {
         // bytes; unaligned writes of plain `Copy` data.
         unsafe {
             root.as_mut_ptr().cast::<Header>().write_unaligned(header);
-            root.as_mut_ptr().add(HEADER_BYTES as usize).cast::<T::Args>().write_unaligned(args);
+            root.as_mut_ptr()
+                .add(HEADER_BYTES as usize)
+                .cast::<T::Args>()
+                .write_unaligned(args);
             self.error_host.write_volatile(ErrorRecord::default());
         }
         let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
@@ -350,18 +393,36 @@ impl GpuBackend {
         // SAFETY: every region was allocated with these sizes; the host sources outlive the
         // calls (pageable async copies are staged before they return).
         unsafe {
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s))?;
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s))?;
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s))?;
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.progress, 0, w, s))?;
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(pools.stats, 0, w * 4, s))?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s),
+            )?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
+            )?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s),
+            )?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.progress, 0, w, s),
+            )?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.stats, 0, w * 4, s),
+            )?;
             htod(self.control, &control, s)?;
             htod(self.params, &params, s)?;
             check(
                 "cuMemcpyHtoDAsync",
                 sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
             )?;
-            check("cuMemsetD32Async", sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s))?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
+            )?;
             check("cuEventRecord", sys::cuEventRecord(self.start, s))?;
             let mut arg = self.params;
             let mut kargs = [(&raw mut arg).cast::<c_void>()];
@@ -407,15 +468,28 @@ impl GpuBackend {
             if size_of::<T::Output>() > 0 {
                 check(
                     "cuMemcpyDtoHAsync",
-                    sys::cuMemcpyDtoHAsync_v2(out.as_mut_ptr().cast(), self.root_result, size_of::<T::Output>(), s),
+                    sys::cuMemcpyDtoHAsync_v2(
+                        out.as_mut_ptr().cast(),
+                        self.root_result,
+                        size_of::<T::Output>(),
+                        s,
+                    ),
                 )?;
             }
             check(
                 "cuMemcpyDtoHAsync",
-                sys::cuMemcpyDtoHAsync_v2(stats.as_mut_ptr().cast(), stats_dev, w * size_of::<WarpStats>(), s),
+                sys::cuMemcpyDtoHAsync_v2(
+                    stats.as_mut_ptr().cast(),
+                    stats_dev,
+                    w * size_of::<WarpStats>(),
+                    s,
+                ),
             )?;
             check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
-            check("cuEventElapsedTime", sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end))?;
+            check(
+                "cuEventElapsedTime",
+                sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
+            )?;
             out.assume_init()
         };
         let (mut steps, mut spawned, mut steals) = (0u64, 0u64, 0u64);
@@ -462,11 +536,20 @@ impl GpuBackend {
                 unsafe {
                     check(
                         "cuMemcpyDtoHAsync",
-                        sys::cuMemcpyDtoHAsync_v2(self.progress_host.as_mut_ptr().cast(), progress, w * 4, self.watch),
+                        sys::cuMemcpyDtoHAsync_v2(
+                            self.progress_host.as_mut_ptr().cast(),
+                            progress,
+                            w * 4,
+                            self.watch,
+                        ),
                     )?;
                     check("cuStreamSynchronize", sys::cuStreamSynchronize(self.watch))?;
                 }
-                let sum = self.progress_host.iter().map(|&x| u64::from(x)).sum::<u64>();
+                let sum = self
+                    .progress_host
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .sum::<u64>();
                 if sum != last_sum {
                     last_sum = sum;
                     last_change = now;
@@ -546,7 +629,11 @@ impl GpuBackend {
                 limit: "Config::tasks_per_warp",
                 capacity: u64::from(p.map_or(rec.limit, |p| p.n)),
             },
-            layout::ERR_INVALID_QUEUE => Error::InvalidQueue { task, queue: rec.value, queues: rec.limit },
+            layout::ERR_INVALID_QUEUE => Error::InvalidQueue {
+                task,
+                queue: rec.value,
+                queues: rec.limit,
+            },
             layout::ERR_UNKNOWN_KIND => Error::UnknownKind {
                 task,
                 kind: rec.kind,
@@ -556,44 +643,64 @@ impl GpuBackend {
                 limit: "Config::max_children",
                 capacity: u64::from(rec.limit),
             },
-            0 => Error::Protocol { task: "<gpu scheduler>", detail: "an error was flagged but not recorded" },
-            _ => Error::Protocol { task, detail: "the GPU scheduler found its own state inconsistent" },
+            0 => Error::Protocol {
+                task: "<gpu scheduler>",
+                detail: "an error was flagged but not recorded",
+            },
+            _ => Error::Protocol {
+                task,
+                detail: "the GPU scheduler found its own state inconsistent",
+            },
         }
     }
 
-    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
+    fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
         self.bind()?;
         let bytes = std::mem::size_of_val(data);
-        let buf = DeviceBuffer { ptr: dev_alloc(bytes.max(1))?, bytes, ctx: self.ctx.clone() };
+        let buf = DeviceBuffer {
+            ptr: dev_alloc(bytes.max(1))?,
+            bytes,
+            ctx: self.ctx.clone(),
+        };
         if bytes > 0 {
             // SAFETY: `buf` holds `bytes` bytes; `data` is valid for them.
-            check("cuMemcpyHtoD", unsafe { sys::cuMemcpyHtoD_v2(buf.ptr, data.as_ptr().cast(), bytes) })?;
+            check("cuMemcpyHtoD", unsafe {
+                sys::cuMemcpyHtoD_v2(buf.ptr, data.as_ptr().cast(), bytes)
+            })?;
         }
         Ok(buf)
     }
 
-    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
+    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
         self.bind()?;
-        let buf = DeviceBuffer { ptr: dev_alloc(bytes.max(4))?, bytes, ctx: self.ctx.clone() };
+        let buf = DeviceBuffer {
+            ptr: dev_alloc(bytes.max(4))?,
+            bytes,
+            ctx: self.ctx.clone(),
+        };
         // SAFETY: the allocation holds at least `bytes.max(4)` bytes, a multiple of 4 rounded up
         // by the driver's allocation granularity.
-        check("cuMemsetD8", unsafe { sys::cuMemsetD8_v2(buf.ptr, 0, bytes.max(4)) })?;
+        check("cuMemsetD8", unsafe {
+            sys::cuMemsetD8_v2(buf.ptr, 0, bytes.max(4))
+        })?;
         Ok(buf)
     }
 
-    pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
+    fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
         self.bind()?;
         let bytes = std::mem::size_of_val(out).min(buf.bytes);
         if bytes > 0 {
             // SAFETY: both sides hold at least `bytes` bytes; `T: Copy` and the caller reads
             // bytes of valid `T`s back.
-            check("cuMemcpyDtoH", unsafe { sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), buf.ptr, bytes) })?;
+            check("cuMemcpyDtoH", unsafe {
+                sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), buf.ptr, bytes)
+            })?;
         }
         Ok(())
     }
 }
 
-impl Drop for GpuBackend {
+impl Drop for Inner {
     fn drop(&mut self) {
         // After a fault the context is gone: every call would fail; leak instead.
         if self.poisoned || self.bind().is_err() {
@@ -627,6 +734,40 @@ impl Drop for GpuBackend {
     }
 }
 
+/// A runtime on one GPU.
+pub(crate) struct GpuBackend {
+    inner: Box<Inner>,
+}
+
+impl GpuBackend {
+    pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
+        Ok(Self {
+            inner: Box::new(Inner::new(config, ptx)?),
+        })
+    }
+
+    pub(crate) fn run<P: Program, T: TaskFn>(
+        &mut self,
+        entry: &T,
+        args: T::Args,
+        stride: usize,
+    ) -> Result<(T::Output, RunStats)> {
+        self.inner.run::<P, T>(entry, args, stride)
+    }
+
+    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
+        self.inner.upload(data)
+    }
+
+    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
+        self.inner.alloc_zeroed(bytes)
+    }
+
+    pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
+        self.inner.download(buf, out)
+    }
+}
+
 /// Device memory; freed on drop.
 pub(crate) struct DeviceBuffer {
     ptr: u64,
@@ -657,13 +798,24 @@ fn dev_alloc(bytes: usize) -> Result<u64> {
     let r = unsafe { sys::cuMemAlloc_v2(&raw mut p, bytes.max(1)) };
     match r {
         OK => Ok(p),
-        CuResult::CUDA_ERROR_OUT_OF_MEMORY => Err(Error::OutOfMemory { bytes, memory: "device" }),
+        CuResult::CUDA_ERROR_OUT_OF_MEMORY => Err(Error::OutOfMemory {
+            bytes,
+            memory: "device",
+        }),
         r => Err(driver("cuMemAlloc", r)),
     }
 }
 
 fn free_pools(p: &Pools) {
-    for d in [p.slots, p.free_rings, p.free_pos, p.deques, p.deque_rings, p.progress, p.stats] {
+    for d in [
+        p.slots,
+        p.free_rings,
+        p.free_pos,
+        p.deques,
+        p.deque_rings,
+        p.progress,
+        p.stats,
+    ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).
             unsafe {
@@ -693,14 +845,19 @@ unsafe fn htod<T: Copy>(dst: u64, v: &T, s: sys::CUstream) -> Result<()> {
 unsafe fn dtoh<T: Copy>(out: *mut T, src: u64, s: sys::CUstream) -> Result<()> {
     // SAFETY: forwarded from the caller.
     unsafe {
-        check("cuMemcpyDtoHAsync", sys::cuMemcpyDtoHAsync_v2(out.cast(), src, size_of::<T>(), s))?;
+        check(
+            "cuMemcpyDtoHAsync",
+            sys::cuMemcpyDtoHAsync_v2(out.cast(), src, size_of::<T>(), s),
+        )?;
         check("cuStreamSynchronize", sys::cuStreamSynchronize(s))
     }
 }
 
 /// Loads `ptx` with the JIT's error log, so that a rejected module says why.
 fn load_module(ptx: &str) -> Result<sys::CUmodule> {
-    let src = CString::new(ptx).map_err(|_| Error::NoGpu { reason: "the PTX text contains a NUL byte".into() })?;
+    let src = CString::new(ptx).map_err(|_| Error::NoGpu {
+        reason: "the PTX text contains a NUL byte".into(),
+    })?;
     let mut log = vec![0u8; 16 * 1024];
     let mut opts = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -710,7 +867,13 @@ fn load_module(ptx: &str) -> Result<sys::CUmodule> {
     let mut module: sys::CUmodule = null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; the log buffer outlives the call.
     let r = unsafe {
-        sys::cuModuleLoadDataEx(&raw mut module, src.as_ptr().cast(), 2, opts.as_mut_ptr(), vals.as_mut_ptr())
+        sys::cuModuleLoadDataEx(
+            &raw mut module,
+            src.as_ptr().cast(),
+            2,
+            opts.as_mut_ptr(),
+            vals.as_mut_ptr(),
+        )
     };
     if r == OK {
         return Ok(module);
