@@ -17,7 +17,9 @@
 //! See the README and `docs/` for the run API, the GPU build and the guarantees.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
-pub use gtap_device::{atomic, data::Slice, kernel, program, task, Context, KindId, Program, Step, TaskFn};
+pub use gtap_device::{
+    atomic, data::Slice, kernel, program, task, Context, KindId, Program, Step, TaskFn,
+};
 pub use gtap_macros::function;
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -38,7 +40,9 @@ pub mod __private {
 #[macro_export]
 macro_rules! task {
     ($($t:tt)*) => {
-        ::core::compile_error!("task!(..) can only be used as a statement directly inside a #[gtap::function]")
+        ::core::compile_error!(
+            "task!(..) can only be used as a statement directly inside a #[gtap::function]"
+        )
     };
 }
 
@@ -49,6 +53,8 @@ macro_rules! task {
 #[macro_export]
 macro_rules! taskwait {
     ($($t:tt)*) => {
-        ::core::compile_error!("taskwait!(..) can only be used as a statement directly inside a #[gtap::function]")
+        ::core::compile_error!(
+            "taskwait!(..) can only be used as a statement directly inside a #[gtap::function]"
+        )
     };
 }

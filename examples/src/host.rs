@@ -26,7 +26,12 @@ impl Opts {
     /// Parses `std::env::args()`; exits with a usage message on bad input.
     #[must_use]
     pub fn from_env(usage: &str) -> Self {
-        let mut opts = Self { backend: Backend::Auto, workers: None, reps: 1, positional: Vec::new() };
+        let mut opts = Self {
+            backend: Backend::Auto,
+            workers: None,
+            reps: 1,
+            positional: Vec::new(),
+        };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
             match a.as_str() {
@@ -50,7 +55,9 @@ impl Opts {
     pub fn arg<T: std::str::FromStr>(&self, i: usize, name: &str, default: T, usage: &str) -> T {
         match self.positional.get(i) {
             None => default,
-            Some(s) => s.parse().unwrap_or_else(|_| exit_usage(&format!("{name} must be a number, got `{s}`"), usage)),
+            Some(s) => s.parse().unwrap_or_else(|_| {
+                exit_usage(&format!("{name} must be a number, got `{s}`"), usage)
+            }),
         }
     }
 
@@ -79,7 +86,8 @@ impl Opts {
 
 fn parse_or_exit<T: std::str::FromStr>(v: Option<String>, flag: &str, usage: &str) -> T {
     let v = v.unwrap_or_else(|| exit_usage(&format!("{flag} needs a value"), usage));
-    v.parse().unwrap_or_else(|_| exit_usage(&format!("{flag} must be a number, got `{v}`"), usage))
+    v.parse()
+        .unwrap_or_else(|_| exit_usage(&format!("{flag} must be a number, got `{v}`"), usage))
 }
 
 fn exit_usage(msg: &str, usage: &str) -> ! {

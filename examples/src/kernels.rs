@@ -1,6 +1,9 @@
 //! GPU kernel entries: one persistent worker kernel per program (nothing on the host).
 
-use crate::apps::{binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff, mergesort::MergeSort, nqueens::NQueens};
+use crate::apps::{
+    binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff, mergesort::MergeSort,
+    nqueens::NQueens,
+};
 
 gtap::kernel!(Fib);
 gtap::kernel!(FibCutoff);

@@ -12,4 +12,8 @@ pub mod kernels;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod host;
 #[cfg(not(target_arch = "nvptx64"))]
+pub mod inputs;
+#[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference_irregular;

@@ -31,7 +31,22 @@ pub fn nqueens_seq(n: u32) -> u64 {
 /// N-Queens with `rayon::scope` spawns down to `cutoff` rows (the tasks' shape).
 #[must_use]
 pub fn nqueens_rayon(n: u32, cutoff: u32) -> u64 {
-    fn go<'s>(s: &rayon::Scope<'s>, total: &'s AtomicU64, n: u32, row: u32, c: u32, d1: u32, d2: u32, cutoff: u32) {
+    /// The board's size and the row down to which rows are spawned.
+    #[derive(Clone, Copy)]
+    struct Shape {
+        n: u32,
+        cutoff: u32,
+    }
+    fn go<'s>(
+        s: &rayon::Scope<'s>,
+        total: &'s AtomicU64,
+        shape: Shape,
+        row: u32,
+        c: u32,
+        d1: u32,
+        d2: u32,
+    ) {
+        let Shape { n, cutoff } = shape;
         if row >= cutoff || row == n {
             // Ordering: Relaxed; the scope's end orders it before the final read.
             total.fetch_add(seq::nqueens_count(n, row, c, d1, d2), Ordering::Relaxed);
@@ -42,11 +57,21 @@ pub fn nqueens_rayon(n: u32, cutoff: u32) -> u64 {
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            s.spawn(move |s| go(s, total, n, row + 1, c | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1, cutoff));
+            s.spawn(move |s| {
+                go(
+                    s,
+                    total,
+                    shape,
+                    row + 1,
+                    c | bit,
+                    ((d1 | bit) << 1) & all,
+                    (d2 | bit) >> 1,
+                )
+            });
         }
     }
     let total = AtomicU64::new(0);
-    rayon::scope(|s| go(s, &total, n, 0, 0, 0, 0, cutoff));
+    rayon::scope(|s| go(s, &total, Shape { n, cutoff }, 0, 0, 0, 0));
     // Ordering: Relaxed; rayon::scope returned, so every add happened-before this load.
     total.load(Ordering::Relaxed)
 }
@@ -75,9 +100,12 @@ fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, parallel: bo
         return;
     }
     let mid = n / 2;
-    let (l, r) = (|| merge_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, parallel), || {
-        merge_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, parallel);
-    });
+    let (l, r) = (
+        || merge_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, parallel),
+        || {
+            merge_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, parallel);
+        },
+    );
     if parallel {
         rayon::join(l, r);
     } else {
@@ -91,13 +119,25 @@ fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, parallel: bo
 /// Sequential cilksort (same algorithm and cutoffs as the tasks).
 pub fn cilksort_seq(v: &mut [u32], sort_cutoff: usize, merge_cutoff: usize) {
     let mut tmp = vec![0u32; v.len()];
-    cilksort_rec(slice_of(v), slice_of(&mut tmp), sort_cutoff, merge_cutoff, false);
+    cilksort_rec(
+        slice_of(v),
+        slice_of(&mut tmp),
+        sort_cutoff,
+        merge_cutoff,
+        false,
+    );
 }
 
 /// Cilksort with `rayon::join` at every fork.
 pub fn cilksort_rayon(v: &mut [u32], sort_cutoff: usize, merge_cutoff: usize) {
     let mut tmp = vec![0u32; v.len()];
-    cilksort_rec(slice_of(v), slice_of(&mut tmp), sort_cutoff, merge_cutoff, true);
+    cilksort_rec(
+        slice_of(v),
+        slice_of(&mut tmp),
+        sort_cutoff,
+        merge_cutoff,
+        true,
+    );
 }
 
 fn join2(parallel: bool, a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
@@ -119,8 +159,20 @@ fn cilksort_rec(a: Slice<u32>, tmp: Slice<u32>, sc: usize, mc: usize, par: bool)
     let (q2, q3) = (2 * q, 3 * q);
     join2(
         par,
-        || join2(par, || cilksort_rec(a.slice(0, q), tmp.slice(0, q), sc, mc, par), || cilksort_rec(a.slice(q, q2), tmp.slice(q, q2), sc, mc, par)),
-        || join2(par, || cilksort_rec(a.slice(q2, q3), tmp.slice(q2, q3), sc, mc, par), || cilksort_rec(a.slice(q3, n), tmp.slice(q3, n), sc, mc, par)),
+        || {
+            join2(
+                par,
+                || cilksort_rec(a.slice(0, q), tmp.slice(0, q), sc, mc, par),
+                || cilksort_rec(a.slice(q, q2), tmp.slice(q, q2), sc, mc, par),
+            )
+        },
+        || {
+            join2(
+                par,
+                || cilksort_rec(a.slice(q2, q3), tmp.slice(q2, q3), sc, mc, par),
+                || cilksort_rec(a.slice(q3, n), tmp.slice(q3, n), sc, mc, par),
+            )
+        },
     );
     join2(
         par,
@@ -140,18 +192,55 @@ fn cilkmerge_rec(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>, cutoff: usize, p
     let ym = seq::lower_bound(y, x.get(xm));
     join2(
         par,
-        || cilkmerge_rec(x.slice(0, xm), y.slice(0, ym), out.slice(0, xm + ym), cutoff, par),
-        || cilkmerge_rec(x.slice(xm, x.len()), y.slice(ym, y.len()), out.slice(xm + ym, out.len()), cutoff, par),
+        || {
+            cilkmerge_rec(
+                x.slice(0, xm),
+                y.slice(0, ym),
+                out.slice(0, xm + ym),
+                cutoff,
+                par,
+            )
+        },
+        || {
+            cilkmerge_rec(
+                x.slice(xm, x.len()),
+                y.slice(ym, y.len()),
+                out.slice(xm + ym, out.len()),
+                cutoff,
+                par,
+            )
+        },
     );
 }
 
 /// Sequential binary-tree checksum.
 #[must_use]
-pub fn tree_seq(depth: u32, max_depth: u32, node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
+pub fn tree_seq(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+) -> f64 {
     let mut children = 0.0;
     if depth < max_depth {
-        let l = tree_seq(depth + 1, max_depth, 2 * node + 1, mem_ops, compute_iters, data);
-        let r = tree_seq(depth + 1, max_depth, 2 * node + 2, mem_ops, compute_iters, data);
+        let l = tree_seq(
+            depth + 1,
+            max_depth,
+            2 * node + 1,
+            mem_ops,
+            compute_iters,
+            data,
+        );
+        let r = tree_seq(
+            depth + 1,
+            max_depth,
+            2 * node + 2,
+            mem_ops,
+            compute_iters,
+            data,
+        );
         children = l + r;
     }
     children + seq::tree_node_work(node, mem_ops, compute_iters, data)
@@ -159,12 +248,37 @@ pub fn tree_seq(depth: u32, max_depth: u32, node: u64, mem_ops: u32, compute_ite
 
 /// Binary-tree checksum with `rayon::join` at every node.
 #[must_use]
-pub fn tree_rayon(depth: u32, max_depth: u32, node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
+pub fn tree_rayon(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+) -> f64 {
     let mut children = 0.0;
     if depth < max_depth {
         let (l, r) = rayon::join(
-            || tree_rayon(depth + 1, max_depth, 2 * node + 1, mem_ops, compute_iters, data),
-            || tree_rayon(depth + 1, max_depth, 2 * node + 2, mem_ops, compute_iters, data),
+            || {
+                tree_rayon(
+                    depth + 1,
+                    max_depth,
+                    2 * node + 1,
+                    mem_ops,
+                    compute_iters,
+                    data,
+                )
+            },
+            || {
+                tree_rayon(
+                    depth + 1,
+                    max_depth,
+                    2 * node + 2,
+                    mem_ops,
+                    compute_iters,
+                    data,
+                )
+            },
         );
         children = l + r;
     }
@@ -188,7 +302,10 @@ pub fn random_keys(n: usize, seed: u64) -> Vec<u32> {
 /// `n` pseudo-random values in [0, 1) from `seed`, the binary tree's data.
 #[must_use]
 pub fn random_f64(n: usize, seed: u64) -> Vec<f64> {
-    random_keys(n, seed).into_iter().map(|k| f64::from(k) / 4_294_967_296.0).collect()
+    random_keys(n, seed)
+        .into_iter()
+        .map(|k| f64::from(k) / 4_294_967_296.0)
+        .collect()
 }
 
 /// Whether `sorted` is sorted and a permutation of `original`.

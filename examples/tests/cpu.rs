@@ -14,7 +14,11 @@ use gtap_examples::{
 use proptest::prelude::*;
 
 fn cpu() -> Runtime {
-    let config = Config { backend: Backend::Cpu, workers: 4, ..Config::default() };
+    let config = Config {
+        backend: Backend::Cpu,
+        workers: 4,
+        ..Config::default()
+    };
     Runtime::new(config).expect("a CPU runtime with 4 workers")
 }
 

@@ -65,8 +65,20 @@ macro_rules! atomic_methods {
     };
 }
 
-atomic_methods!(u32, atomic_add_u32, atomic_cas_u32, atomic_load_u32, atomic_store_u32);
-atomic_methods!(u64, atomic_add_u64, atomic_cas_u64, atomic_load_u64, atomic_store_u64);
+atomic_methods!(
+    u32,
+    atomic_add_u32,
+    atomic_cas_u32,
+    atomic_load_u32,
+    atomic_store_u32
+);
+atomic_methods!(
+    u64,
+    atomic_add_u64,
+    atomic_cas_u64,
+    atomic_load_u64,
+    atomic_store_u64
+);
 
 impl Slice<u32> {
     /// Atomically lowers element `i` to `min(element, v)`; returns the previous value.

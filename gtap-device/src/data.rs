@@ -43,7 +43,10 @@ unsafe impl<T: Send> Sync for Slice<T> {}
 
 impl<T> core::fmt::Debug for Slice<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Slice").field("ptr", &self.ptr).field("len", &self.len).finish()
+        f.debug_struct("Slice")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .finish()
     }
 }
 
@@ -51,7 +54,11 @@ impl<T> Slice<T> {
     /// An empty handle.
     #[must_use]
     pub const fn empty() -> Self {
-        Self { ptr: core::ptr::NonNull::dangling().as_ptr(), len: 0, _marker: PhantomData }
+        Self {
+            ptr: core::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            _marker: PhantomData,
+        }
     }
 
     /// A handle to `len` elements at `ptr`.
@@ -62,7 +69,11 @@ impl<T> Slice<T> {
     /// handle, and aligned for `T`.
     #[must_use]
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
-        Self { ptr, len, _marker: PhantomData }
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
     }
 
     /// Number of elements.
@@ -91,9 +102,17 @@ impl<T> Slice<T> {
     #[must_use]
     #[inline]
     pub fn slice(self, start: usize, end: usize) -> Self {
-        assert!(start <= end && end <= self.len, "Slice::slice out of bounds");
+        assert!(
+            start <= end && end <= self.len,
+            "Slice::slice out of bounds"
+        );
         // SAFETY: start <= len, so the offset stays inside (or one past) the allocation.
-        Self { ptr: unsafe { self.ptr.add(start) }, len: end - start, _marker: PhantomData }
+        let ptr = unsafe { self.ptr.add(start) };
+        Self {
+            ptr,
+            len: end - start,
+            _marker: PhantomData,
+        }
     }
 
     /// Elements `..mid` and `mid..`.
@@ -177,7 +196,10 @@ impl<T: Copy> Slice<T> {
     /// If either range is out of bounds.
     #[inline]
     pub fn copy_from(self, dst_start: usize, src: Slice<T>, src_start: usize, count: usize) {
-        assert!(dst_start + count <= self.len && src_start + count <= src.len, "Slice::copy_from out of bounds");
+        assert!(
+            dst_start + count <= self.len && src_start + count <= src.len,
+            "Slice::copy_from out of bounds"
+        );
         for k in 0..count {
             // SAFETY: both indices were checked above.
             unsafe { self.set_unchecked(dst_start + k, src.get_unchecked(src_start + k)) };

@@ -39,8 +39,13 @@ pub struct Config {
     pub grid: Option<u32>,
     /// GPU: threads per block, a multiple of 32 in `32..=1024` (default 32).
     pub block: u32,
-    /// GPU: task records per warp in the task pool (default 1024).
+    /// GPU: task records per warp in the task pool (default 8192: fib(40) with a task at every
+    /// call holds about 2,600 live records per warp at its peak).
     pub tasks_per_warp: u32,
+    /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
+    /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
+    /// instead of exhausting the machine's memory (a runaway recursion, for example).
+    pub cpu_pool_bytes: usize,
     /// Both: children one task may spawn between two `taskwait!()`s (default 64).
     pub max_children: u32,
     /// Both: EPAQ queues, `1..=8` (default 1); queue hints must be below it.
@@ -64,7 +69,8 @@ impl Default for Config {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             grid: None,
             block: 32,
-            tasks_per_warp: 1024,
+            tasks_per_warp: 8192,
+            cpu_pool_bytes: 4 << 30,
             max_children: 64,
             queues: 1,
             task_data_limit: gtap_device::glue::DEFAULT_MAX_FRAME_BYTES,
@@ -104,6 +110,9 @@ impl Config {
         }
         if self.tasks_per_warp == 0 {
             return bad("tasks_per_warp", self.tasks_per_warp, "at least 1");
+        }
+        if self.cpu_pool_bytes < 1 << 20 {
+            return bad("cpu_pool_bytes", self.cpu_pool_bytes, "at least 1 MiB");
         }
         if self.max_children == 0 {
             return bad("max_children", self.max_children, "at least 1");

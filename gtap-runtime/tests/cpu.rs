@@ -174,6 +174,26 @@ fn child_limit_is_checked() {
 }
 
 #[test]
+fn record_budget_is_checked() {
+    // 1 MiB over 2 workers of 64-byte-or-larger records: at most 8192 live records per worker.
+    let mut rt = Runtime::cpu(Config {
+        workers: 2,
+        max_children: 1 << 20,
+        cpu_pool_bytes: 1 << 20,
+        ..Config::default()
+    })
+    .unwrap();
+    assert_eq!(
+        rt.run::<Wide, _>(wide, (100_000,)),
+        Err(Error::PoolExhausted {
+            limit: "Config::cpu_pool_bytes",
+            capacity: 1 << 20
+        })
+    );
+    assert_eq!(rt.run::<Wide, _>(wide, (1000,)).unwrap(), 1000);
+}
+
+#[test]
 fn entry_must_be_in_the_program() {
     let mut rt = runtime(1);
     assert!(rt.last_stats().is_none());

@@ -7,7 +7,15 @@ use gtap::Slice;
 /// Counts the completions of the board (`cols`/`diag1`/`diag2` occupied bitmasks at `row`)
 /// into `count[0]`.
 #[gtap::function]
-pub fn nqueens(n: u32, row: u32, cols: u32, diag1: u32, diag2: u32, cutoff: u32, count: Slice<u64>) {
+pub fn nqueens(
+    n: u32,
+    row: u32,
+    cols: u32,
+    diag1: u32,
+    diag2: u32,
+    cutoff: u32,
+    count: Slice<u64>,
+) {
     if row >= cutoff || row == n {
         let found = super::seq::nqueens_count(n, row, cols, diag1, diag2);
         if found > 0 {
@@ -20,7 +28,15 @@ pub fn nqueens(n: u32, row: u32, cols: u32, diag1: u32, diag2: u32, cutoff: u32,
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free ^= bit;
-        task!(nqueens(n, row + 1, cols | bit, ((diag1 | bit) << 1) & all, (diag2 | bit) >> 1, cutoff, count));
+        task!(nqueens(
+            n,
+            row + 1,
+            cols | bit,
+            ((diag1 | bit) << 1) & all,
+            (diag2 | bit) >> 1,
+            cutoff,
+            count
+        ));
     }
 }
 

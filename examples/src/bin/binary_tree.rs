@@ -3,7 +3,11 @@
 
 use std::process::ExitCode;
 
-use gtap_examples::{apps::binary_tree::{tree, BinaryTree}, host::{self, Opts}, reference};
+use gtap_examples::{
+    apps::binary_tree::{tree, BinaryTree},
+    host::{self, Opts},
+    reference,
+};
 
 const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--cpu|--gpu] [--workers N] [--reps N]";
 
@@ -31,7 +35,9 @@ fn main() -> ExitCode {
     let mut times = Vec::new();
     let mut result = 0.0;
     for _ in 0..opts.reps.max(1) {
-        match host::timed(|| rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice()))) {
+        match host::timed(|| {
+            rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice()))
+        }) {
             (Ok(r), ms) => {
                 result = r;
                 times.push(ms);
@@ -41,8 +47,13 @@ fn main() -> ExitCode {
     }
     // SAFETY: `values` outlives the handle's only use, the sequential reference below.
     let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
-    let (expected, seq_ms) = host::timed(|| reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data));
+    let (expected, seq_ms) =
+        host::timed(|| reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data));
     let ms = host::median(&mut times);
     println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
-    host::report("binary_tree", result.to_bits() == expected.to_bits(), &format!("expected {expected}"))
+    host::report(
+        "binary_tree",
+        result.to_bits() == expected.to_bits(),
+        &format!("expected {expected}"),
+    )
 }

@@ -3,7 +3,11 @@
 
 use std::process::ExitCode;
 
-use gtap_examples::{apps::cilksort::{cilksort, CilkSort}, host::{self, Opts}, reference};
+use gtap_examples::{
+    apps::cilksort::{cilksort, CilkSort},
+    host::{self, Opts},
+    reference,
+};
 
 const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--cpu|--gpu] [--workers N] [--reps N]";
 
@@ -27,7 +31,10 @@ fn main() -> ExitCode {
         let run = || -> gtap::Result<Vec<u32>> {
             let data = rt.upload(&keys)?;
             let tmp = rt.alloc_zeroed::<u32>(n)?;
-            rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff))?;
+            rt.run::<CilkSort, _>(
+                cilksort,
+                (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff),
+            )?;
             rt.download(&data)
         };
         match host::timed(run) {
@@ -42,5 +49,9 @@ fn main() -> ExitCode {
     let ((), seq_ms) = host::timed(|| reference::cilksort_seq(&mut seq, sort_cutoff, merge_cutoff));
     let ms = host::median(&mut times);
     println!("cilksort of {n} keys on {} in {ms:.2} ms (median of {}, with transfers); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
-    host::report("cilksort", reference::is_sorted_permutation(&keys, &sorted), "sorted and a permutation of the input")
+    host::report(
+        "cilksort",
+        reference::is_sorted_permutation(&keys, &sorted),
+        "sorted and a permutation of the input",
+    )
 }

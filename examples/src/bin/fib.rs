@@ -2,7 +2,11 @@
 
 use std::process::ExitCode;
 
-use gtap_examples::{apps::fib::{fib, Fib}, host::{self, Opts}, reference};
+use gtap_examples::{
+    apps::fib::{fib, Fib},
+    host::{self, Opts},
+    reference,
+};
 
 const USAGE: &str = "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N]";
 
@@ -30,6 +34,10 @@ fn main() -> ExitCode {
     }
     let (expected, seq_ms) = host::timed(|| reference::fib_seq(n));
     let ms = host::median(&mut times);
-    println!("fib({n}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    println!(
+        "fib({n}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms",
+        rt.backend_name(),
+        times.len()
+    );
     host::report("fib", result == expected, &format!("expected {expected}"))
 }

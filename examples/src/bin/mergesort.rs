@@ -2,7 +2,11 @@
 
 use std::process::ExitCode;
 
-use gtap_examples::{apps::mergesort::{mergesort, MergeSort}, host::{self, Opts}, reference};
+use gtap_examples::{
+    apps::mergesort::{mergesort, MergeSort},
+    host::{self, Opts},
+    reference,
+};
 
 const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [--cpu|--gpu] [--workers N] [--reps N]";
 
@@ -40,5 +44,9 @@ fn main() -> ExitCode {
     let ((), seq_ms) = host::timed(|| reference::mergesort_seq(&mut seq, cutoff));
     let ms = host::median(&mut times);
     println!("mergesort of {n} keys on {} in {ms:.2} ms (median of {}, with transfers); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
-    host::report("mergesort", reference::is_sorted_permutation(&keys, &sorted), "sorted and a permutation of the input")
+    host::report(
+        "mergesort",
+        reference::is_sorted_permutation(&keys, &sorted),
+        "sorted and a permutation of the input",
+    )
 }

@@ -3,7 +3,11 @@
 
 use std::process::ExitCode;
 
-use gtap_examples::{apps::nqueens::{nqueens, NQueens}, host::{self, Opts}, reference};
+use gtap_examples::{
+    apps::nqueens::{nqueens, NQueens},
+    host::{self, Opts},
+    reference,
+};
 
 const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--cpu|--gpu] [--workers N] [--reps N]";
 
@@ -38,5 +42,9 @@ fn main() -> ExitCode {
     let (expected, seq_ms) = host::timed(|| reference::nqueens_seq(n));
     let ms = host::median(&mut times);
     println!("nqueens({n}, cutoff {cutoff}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
-    host::report("nqueens", result == expected, &format!("expected {expected}"))
+    host::report(
+        "nqueens",
+        result == expected,
+        &format!("expected {expected}"),
+    )
 }

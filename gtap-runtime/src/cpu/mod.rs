@@ -98,11 +98,15 @@ impl Executor {
             });
         }
         let start = Instant::now();
-        self.reset(record_bytes(stride));
+        let share = config.cpu_pool_bytes / self.slots.len();
+        self.reset(record_bytes(stride), share);
         let mut result = MaybeUninit::<T::Output>::uninit();
         {
             let mut slot = self.slot(0);
-            let root = slot.arena.alloc();
+            let root = slot.arena.alloc().ok_or(Error::PoolExhausted {
+                limit: "Config::cpu_pool_bytes",
+                capacity: config.cpu_pool_bytes as u64,
+            })?;
             // SAFETY: a fresh record of `record_bytes(stride)` bytes; the frame holds `stride
             // >= size_of::<T::Args>()` bytes, 16-aligned (checked above), and `result` outlives
             // the run (the broadcast below returns only when every worker is done).
@@ -119,12 +123,7 @@ impl Executor {
             }
             slot.deque.push(TaskPtr(root));
         }
-        let run = Run::new(
-            &self.slots,
-            &self.stealers,
-            config.queues,
-            config.max_children,
-        );
+        let run = Run::new(&self.slots, &self.stealers, config);
         // SAFETY: `run` lives on this stack until `broadcast` returns, which is after every
         // worker returned from `work`; `work::<P>` runs tasks of program P only (the root is of
         // P, and P's dispatch only spawns P's kinds); it never unwinds (it catches panics).
@@ -153,7 +152,7 @@ impl Executor {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         // Records of an aborted run are forgotten here, and the deques emptied.
-        self.reset(record_bytes(stride));
+        self.reset(record_bytes(stride), share);
         stats.elapsed = start.elapsed();
         match error {
             Some(error) => Err(error),
@@ -173,12 +172,13 @@ impl Executor {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Empties every deque and resets every arena for records of `record` bytes.
-    fn reset(&mut self, record: usize) {
+    /// Empties every deque and resets every arena for records of `record` bytes, each with a
+    /// budget of `share` bytes of records.
+    fn reset(&mut self, record: usize, share: usize) {
         for index in 0..self.slots.len() {
             let mut slot = self.slot(index);
             while slot.deque.pop().is_some() {}
-            slot.arena.reset(record);
+            slot.arena.reset(record, share);
         }
     }
 }

@@ -107,6 +107,11 @@ pub(crate) struct Arena {
     free: Vec<NonNull<Header>>,
     /// Records handed out this run (counting reuse).
     pub(crate) allocated: u64,
+    /// Bytes of fresh (bump-allocated) records this run.
+    fresh_bytes: usize,
+    /// The most `fresh_bytes` may reach this run (this worker's share of
+    /// `Config::cpu_pool_bytes`).
+    limit_bytes: usize,
 }
 
 // SAFETY: the arena uniquely owns its chunks; its pointers are only dereferenced by workers
@@ -122,25 +127,40 @@ impl Arena {
             record: record_bytes(0),
             free: Vec::new(),
             allocated: 0,
+            fresh_bytes: 0,
+            limit_bytes: usize::MAX,
         }
     }
 
-    /// Forgets every record and sets the record size for the next run.
-    pub(crate) fn reset(&mut self, record: usize) {
+    /// Forgets every record and sets the record size and the byte budget for the next run.
+    pub(crate) fn reset(&mut self, record: usize, limit_bytes: usize) {
         debug_assert!(record.is_multiple_of(RECORD_ALIGN));
         self.free.clear();
         self.current = 0;
         self.bump = 0;
         self.record = record;
         self.allocated = 0;
+        self.fresh_bytes = 0;
+        self.limit_bytes = limit_bytes;
     }
 
-    /// An uninitialised record of this run's size, 64-aligned.
-    pub(crate) fn alloc(&mut self) -> NonNull<Header> {
-        self.allocated += 1;
+    /// An uninitialised record of this run's size, 64-aligned; `None` when this worker's share
+    /// of the pool is used up and its free list is empty.
+    pub(crate) fn alloc(&mut self) -> Option<NonNull<Header>> {
         if let Some(ptr) = self.free.pop() {
-            return ptr;
+            self.allocated += 1;
+            return Some(ptr);
         }
+        if self.fresh_bytes + self.record > self.limit_bytes {
+            return None;
+        }
+        self.fresh_bytes += self.record;
+        self.allocated += 1;
+        Some(self.bump_alloc())
+    }
+
+    /// A never-used record from the chunks, growing them when needed.
+    fn bump_alloc(&mut self) -> NonNull<Header> {
         loop {
             if let Some(chunk) = self.chunks.get(self.current) {
                 if self.bump + self.record <= chunk.layout.size() {
@@ -191,26 +211,45 @@ mod tests {
     #[test]
     fn records_are_disjoint_aligned_and_reused() {
         let mut arena = Arena::new();
-        arena.reset(record_bytes(48));
         let rec = record_bytes(48);
+        arena.reset(rec, usize::MAX);
         let mut seen: Vec<usize> = (0..10_000)
-            .map(|_| arena.alloc().as_ptr() as usize)
+            .map(|_| arena.alloc().unwrap().as_ptr() as usize)
             .collect();
         assert!(seen.iter().all(|p| p % 64 == 0));
         seen.sort_unstable();
         assert!(seen.windows(2).all(|w| w[1] - w[0] >= rec));
-        let a = arena.alloc();
+        let a = arena.alloc().unwrap();
         arena.free(a);
-        assert_eq!(arena.alloc(), a);
+        assert_eq!(arena.alloc(), Some(a));
         let chunks = arena.chunks.len();
-        arena.reset(rec);
+        arena.reset(rec, usize::MAX);
         for _ in 0..10_001 {
-            arena.alloc();
+            arena.alloc().unwrap();
         }
         assert_eq!(
             arena.chunks.len(),
             chunks,
             "a reset arena reuses its chunks"
         );
+    }
+
+    #[test]
+    fn the_budget_bounds_fresh_records_but_not_reuse() {
+        let mut arena = Arena::new();
+        let rec = record_bytes(0);
+        arena.reset(rec, 3 * rec);
+        let a = arena.alloc().unwrap();
+        arena.alloc().unwrap();
+        arena.alloc().unwrap();
+        assert_eq!(arena.alloc(), None, "a fourth fresh record is over budget");
+        arena.free(a);
+        assert_eq!(
+            arena.alloc(),
+            Some(a),
+            "a freed record is reused within budget"
+        );
+        arena.reset(rec, 3 * rec);
+        assert!(arena.alloc().is_some(), "reset restores the budget");
     }
 }

@@ -51,6 +51,7 @@ use gtap_device::task::{Context, KindId, Program, Step};
 
 use super::record::{Arena, Header, TaskPtr, ZOMBIE};
 use super::Slot;
+use crate::config::Config;
 use crate::error::Error;
 
 /// `Run::status`: tasks are running.
@@ -66,6 +67,8 @@ pub(super) struct Run<'a> {
     pub(super) stealers: &'a [Stealer<TaskPtr>],
     pub(super) queues: u32,
     pub(super) max_children: u32,
+    /// `Config::cpu_pool_bytes`, for the error when an arena's share runs out.
+    pub(super) pool_bytes: usize,
     /// [`RUNNING`], [`DONE`] or [`ABORTED`].
     pub(super) status: CachePadded<AtomicU8>,
     /// The first error of the run.
@@ -78,14 +81,14 @@ impl Run<'_> {
     pub(super) fn new<'a>(
         slots: &'a [CachePadded<Mutex<Slot>>],
         stealers: &'a [Stealer<TaskPtr>],
-        queues: u32,
-        max_children: u32,
+        config: &Config,
     ) -> Run<'a> {
         Run {
             slots,
             stealers,
-            queues,
-            max_children,
+            queues: config.queues,
+            max_children: config.max_children,
+            pool_bytes: config.cpu_pool_bytes,
             status: CachePadded::new(AtomicU8::new(RUNNING)),
             error: Mutex::new(None),
             steps: AtomicU64::new(0),
@@ -154,6 +157,7 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
         error: None,
         queues: run.queues,
         max_children: run.max_children,
+        pool_bytes: run.pool_bytes,
         _program: PhantomData,
     };
     let mut idle = Idle::new();
@@ -399,6 +403,7 @@ struct WorkerCtx<'a, P> {
     error: Option<Error>,
     queues: u32,
     max_children: u32,
+    pool_bytes: usize,
     _program: PhantomData<P>,
 }
 
@@ -455,7 +460,12 @@ unsafe impl<P: Program> Context for WorkerCtx<'_, P> {
                 capacity: u64::from(self.max_children),
             });
         }
-        let record = self.arena.alloc();
+        let Some(record) = self.arena.alloc() else {
+            return self.refuse(Error::PoolExhausted {
+                limit: "Config::cpu_pool_bytes",
+                capacity: self.pool_bytes as u64,
+            });
+        };
         // SAFETY: a fresh record of this run's size, owned by this worker until published.
         unsafe {
             record.as_ptr().write(Header {

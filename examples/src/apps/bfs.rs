@@ -1,0 +1,87 @@
+//! Breadth-first search as GTaP runs it: asynchronous label correcting. A task visits a vertex
+//! at a depth; for each neighbour it lowers the neighbour's depth with an atomic min and, when
+//! that improved it, spawns a visit of the neighbour. Spawns are detached (no `taskwait!()`):
+//! the run ends when no task is left.
+//!
+//! Invariants: `depths[u]` only decreases, and a visit `(u, d)` is spawned exactly when this
+//! task's `atomic_min` lowered `depths[u]` to `d`. So each vertex ends at its true hop distance
+//! (the least `d` of any path; `u32::MAX` when unreachable), whatever order tasks run in: the
+//! final depths equal a sequential BFS's exactly. A visit whose depth was beaten before it ran
+//! returns at once (a better visit of the same vertex was spawned and relaxes the neighbours).
+//!
+//! Adjacency lists longer than [`CHUNK`] are split in halves by `bfs_chunk` tasks down to
+//! `CHUNK` edges, so a high-degree vertex is relaxed by many threads, not one (GTaP's thread
+//! mode does the same with 32-edge chunks in the example, 64 in its evaluation). Every task
+//! spawns at most `CHUNK` children, well inside `Config::max_children` (default 64).
+//!
+//! Sources: GTaP's BFS example and evaluation (`reference/gtap-runtime.md` §11).
+
+use gtap::Slice;
+
+/// Edges one task relaxes at most; longer adjacency lists are split into chunk tasks.
+pub const CHUNK: u32 = 32;
+
+/// Visits vertex `v` reached at `depth`: relaxes its out-edges `targets[offsets[v]..offsets[v + 1]]`.
+///
+/// The caller sets `depths[v] = depth` first (the root: `depths[source] = 0`, every other
+/// entry `u32::MAX`).
+#[gtap::function]
+pub fn bfs_visit(v: u32, depth: u32, offsets: Slice<u32>, targets: Slice<u32>, depths: Slice<u32>) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    let begin = offsets.get(v as usize);
+    let end = offsets.get(v as usize + 1);
+    if end - begin > CHUNK {
+        let mid = begin + (end - begin) / 2;
+        task!(bfs_chunk(v, depth, begin, mid, offsets, targets, depths));
+        task!(bfs_chunk(v, depth, mid, end, offsets, targets, depths));
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_visit(u, next, offsets, targets, depths));
+        }
+        e += 1;
+    }
+}
+
+/// Relaxes edges `begin..end` of vertex `v` (reached at `depth`), halving the range into two
+/// chunk tasks while it is longer than [`CHUNK`].
+#[gtap::function]
+pub fn bfs_chunk(
+    v: u32,
+    depth: u32,
+    begin: u32,
+    end: u32,
+    offsets: Slice<u32>,
+    targets: Slice<u32>,
+    depths: Slice<u32>,
+) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    if end - begin > CHUNK {
+        let mid = begin + (end - begin) / 2;
+        task!(bfs_chunk(v, depth, begin, mid, offsets, targets, depths));
+        task!(bfs_chunk(v, depth, mid, end, offsets, targets, depths));
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_visit(u, next, offsets, targets, depths));
+        }
+        e += 1;
+    }
+}
+
+gtap::program!(
+    /// `bfs_visit` and its chunk tasks.
+    pub Bfs = [bfs_visit, bfs_chunk]
+);
