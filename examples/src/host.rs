@@ -18,6 +18,15 @@ pub struct Opts {
     pub workers: Option<usize>,
     /// Timed repetitions.
     pub reps: usize,
+    /// GPU launch and pool overrides (`--grid`, `--block`, `--tasks-per-warp`,
+    /// `--max-registers`); `None` keeps `Config`'s default.
+    pub grid: Option<u32>,
+    /// See `grid`.
+    pub block: Option<u32>,
+    /// See `grid`.
+    pub tasks_per_warp: Option<u32>,
+    /// See `grid`.
+    pub max_registers: Option<u32>,
     /// Positional arguments, in order.
     pub positional: Vec<String>,
 }
@@ -30,6 +39,10 @@ impl Opts {
             backend: Backend::Auto,
             workers: None,
             reps: 1,
+            grid: None,
+            block: None,
+            tasks_per_warp: None,
+            max_registers: None,
             positional: Vec::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -39,8 +52,17 @@ impl Opts {
                 "--gpu" => opts.backend = Backend::Gpu,
                 "--workers" => opts.workers = Some(parse_or_exit(args.next(), "--workers", usage)),
                 "--reps" => opts.reps = parse_or_exit(args.next(), "--reps", usage),
+                "--grid" => opts.grid = Some(parse_or_exit(args.next(), "--grid", usage)),
+                "--block" => opts.block = Some(parse_or_exit(args.next(), "--block", usage)),
+                "--tasks-per-warp" => {
+                    opts.tasks_per_warp =
+                        Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
+                }
+                "--max-registers" => {
+                    opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
+                }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -80,6 +102,12 @@ impl Opts {
         if let Some(w) = self.workers {
             config.workers = w;
         }
+        if let Some(g) = self.grid {
+            config.grid = Some(g);
+        }
+        config.block = self.block.unwrap_or(config.block);
+        config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
+        config.max_registers = self.max_registers.or(config.max_registers);
         Runtime::with_ptx(config, PTX)
     }
 }

@@ -1,8 +1,8 @@
 //! GPU kernel entries: one persistent worker kernel per program (nothing on the host).
 
 use crate::apps::{
-    binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff, mergesort::MergeSort,
-    nqueens::NQueens,
+    bfs::Bfs, binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff,
+    mergesort::MergeSort, nqueens::NQueens, spmv::Spmv,
 };
 
 gtap::kernel!(Fib);
@@ -11,3 +11,5 @@ gtap::kernel!(NQueens);
 gtap::kernel!(MergeSort);
 gtap::kernel!(CilkSort);
 gtap::kernel!(BinaryTree);
+gtap::kernel!(Bfs);
+gtap::kernel!(Spmv);

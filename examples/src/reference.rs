@@ -184,7 +184,8 @@ fn cilksort_rec(a: Slice<u32>, tmp: Slice<u32>, sc: usize, mc: usize, par: bool)
 
 fn cilkmerge_rec(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>, cutoff: usize, par: bool) {
     let (x, y) = if x.len() < y.len() { (y, x) } else { (x, y) };
-    if x.len() + y.len() <= cutoff || y.is_empty() {
+    // x is the longer input; splitting it only shrinks both halves while it has 2 or more keys.
+    if x.len() + y.len() <= cutoff || y.is_empty() || x.len() < 2 {
         seq::merge(x, y, out);
         return;
     }

@@ -99,3 +99,28 @@ fn nqueens_reference_knows_the_published_counts() {
         assert_eq!(reference::nqueens_seq(i as u32 + 1), k, "n = {}", i + 1);
     }
 }
+
+#[test]
+fn cilkmerge_with_cutoff_one_terminates() {
+    // Two one-key inputs used to split into an identical child forever (found by proptest; the
+    // CPU executor's record budget turned the runaway into PoolExhausted instead of an OOM kill).
+    let keys = [
+        996_919_627,
+        2_827_551_526,
+        801_902_881,
+        122_096_437,
+        3_833_917_234,
+        5,
+        9,
+        1,
+    ];
+    let mut rt = cpu();
+    let data = rt.upload(&keys).unwrap();
+    let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
+    rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 1, 1))
+        .unwrap();
+    assert!(reference::is_sorted_permutation(
+        &keys,
+        &rt.download(&data).unwrap()
+    ));
+}

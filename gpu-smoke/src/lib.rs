@@ -1,7 +1,8 @@
 //! Hand-expanded task functions (what `#[gtap::function]` will generate; see
 //! `docs/contract-sketch-fib.rs`) for the GPU smoke tests: fib (joins), nqueens (detached spawns
 //! and a user atomic), a tree with detached leaves under a joining root (a record kept alive by
-//! detached children), a spawn on a queue that does not exist, and a task that panics.
+//! detached children), a spawn on a queue that does not exist, a task that panics, and
+//! (written with `#[gtap::function]`) a task that stalls past the watchdog.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
 #![allow(
     non_camel_case_types,
@@ -349,8 +350,22 @@ mod oob {
 }
 gtap::program!(pub Oob = [oob]);
 
+/// Busy-waits `ns` nanoseconds without finishing a batch (the watchdog check: its warp makes no
+/// progress), then returns how many times it read the clock.
+#[gtap::function]
+pub fn stall(ns: u64) -> u64 {
+    let start = gtap::clock::now_ns();
+    let mut reads = 1;
+    while gtap::clock::now_ns() - start < ns {
+        reads += 1;
+    }
+    reads
+}
+gtap::program!(pub Stall = [stall]);
+
 gtap::kernel!(Fib);
 gtap::kernel!(NQueens);
 gtap::kernel!(Mixed);
 gtap::kernel!(BadQueue);
 gtap::kernel!(Oob);
+gtap::kernel!(Stall);

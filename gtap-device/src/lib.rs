@@ -8,6 +8,8 @@
 //!   (`TaskFn`, `Context`, `Step`, `Program`). Both schedulers drive the very same generated code.
 //! - [`data`]: `Copy` handles to user arrays (device memory on the GPU, host memory on the CPU).
 //! - [`atomic`]: user-level atomics that are correct on both backends.
+//! - [`clock`]: a nanosecond clock on both backends.
+//! - [`math`]: floating-point operations with the same result on both backends (`mul_add`).
 //! - `arch`: the only place with inline assembly (PTX on the GPU; `core::sync::atomic` on the host).
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(
@@ -17,9 +19,11 @@
 
 pub mod arch;
 pub mod atomic;
+pub mod clock;
 pub mod data;
 #[doc(hidden)]
 pub mod glue;
+pub mod math;
 pub mod task;
 
 pub mod gpu;

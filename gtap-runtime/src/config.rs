@@ -56,6 +56,10 @@ pub struct Config {
     /// GPU: the per-thread stack, in bytes (default 4096; CUDA's default 1 KiB is too small for
     /// deep device calls).
     pub stack_bytes: u32,
+    /// GPU: a cap on registers per thread, given to the PTX JIT (`CU_JIT_MAX_REGISTERS`);
+    /// `None` leaves the choice to the compiler. Fewer registers can fit more warps on an SM
+    /// (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill.
+    pub max_registers: Option<u32>,
     /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
     /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.
     pub watchdog: Duration,
@@ -75,6 +79,7 @@ impl Default for Config {
             queues: 1,
             task_data_limit: gtap_device::glue::DEFAULT_MAX_FRAME_BYTES,
             stack_bytes: 4096,
+            max_registers: None,
             watchdog: Duration::from_secs(10),
             backend: Backend::Auto,
         }
@@ -125,6 +130,11 @@ impl Config {
         }
         if self.stack_bytes < 1024 {
             return bad("stack_bytes", self.stack_bytes, "at least 1024 bytes");
+        }
+        if let Some(r) = self.max_registers {
+            if !(16..=255).contains(&r) {
+                return bad("max_registers", r, "None or Some(16..=255)");
+            }
         }
         if self.watchdog.is_zero() {
             return bad(

@@ -232,6 +232,34 @@ fn invalid_config_names_the_field() {
         matches!(err, Error::InvalidConfig { field: "block", .. }),
         "{err:?}"
     );
+    for (config, field) in [
+        (
+            Config {
+                max_registers: Some(8),
+                ..Config::default()
+            },
+            "max_registers",
+        ),
+        (
+            Config {
+                cpu_pool_bytes: 4096,
+                ..Config::default()
+            },
+            "cpu_pool_bytes",
+        ),
+        (
+            Config {
+                tasks_per_warp: 0,
+                ..Config::default()
+            },
+            "tasks_per_warp",
+        ),
+    ] {
+        match Runtime::cpu(config) {
+            Err(Error::InvalidConfig { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("{field}: expected InvalidConfig, got {:?}", other.err()),
+        }
+    }
 }
 
 #[test]

@@ -65,7 +65,8 @@ pub fn cilksort(a: Slice<u32>, tmp: Slice<u32>, sort_cutoff: usize, merge_cutoff
 #[gtap::function]
 pub fn cilkmerge(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>, cutoff: usize) {
     let (x, y) = if x.len() < y.len() { (y, x) } else { (x, y) };
-    if x.len() + y.len() <= cutoff || y.is_empty() {
+    // x is the longer input; splitting it only shrinks both halves while it has 2 or more keys.
+    if x.len() + y.len() <= cutoff || y.is_empty() || x.len() < 2 {
         super::seq::merge(x, y, out);
         return;
     }

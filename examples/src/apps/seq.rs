@@ -137,20 +137,25 @@ pub fn lower_bound(y: Slice<u32>, v: u32) -> usize {
 /// and `compute_iters` multiply-adds, folded into one value (deterministic in `node`).
 #[must_use]
 pub fn tree_node_work(node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
-    let mut h = node.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    // A 32-bit xorshift per node, mapped onto `0..len` by Lemire's multiply-shift: no division
+    // (a 64-bit `%` is a long software routine on the GPU). Tables of 2^32 elements or more
+    // only use their first 2^32 - 1.
+    let mut h = ((node as u32).wrapping_mul(0x9e37_79b9) ^ (node >> 32) as u32) | 1;
     let mut acc = 0.0f64;
-    let len = data.len() as u64;
-    for _ in 0..mem_ops {
-        h ^= h << 13;
-        h ^= h >> 7;
-        h ^= h << 17;
-        if len > 0 {
-            acc += data.get((h % len) as usize);
+    let len = data.len().min(u32::MAX as usize) as u64;
+    if len > 0 {
+        for _ in 0..mem_ops {
+            h ^= h << 13;
+            h ^= h >> 17;
+            h ^= h << 5;
+            let i = ((u64::from(h) * len) >> 32) as usize;
+            // SAFETY: h < 2^32, so h * len / 2^32 < len <= data.len().
+            acc += unsafe { data.get_unchecked(i) };
         }
     }
     let mut x = (node % 1024) as f64 * 1.0e-3;
     for _ in 0..compute_iters {
-        x = x * 0.999_999 + 1.0e-6;
+        x = gtap::math::mul_add(x, 0.999_999, 1.0e-6);
     }
     acc + x
 }

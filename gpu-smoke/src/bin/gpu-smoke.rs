@@ -6,7 +6,9 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gpu_smoke::{badq, fib, leaves, mixroot, nqueens, oob, BadQueue, Fib, Mixed, NQueens, Oob};
+use gpu_smoke::{
+    badq, fib, leaves, mixroot, nqueens, oob, stall, BadQueue, Fib, Mixed, NQueens, Oob, Stall,
+};
 use gtap::{Backend, Config, Error, Runtime};
 
 const PTX: &str = include_str!(env!("GTAP_PTX"));
@@ -180,6 +182,29 @@ fn main() -> ExitCode {
         "grid too large -> InvalidConfig",
         matches!(r, Err(Error::InvalidConfig { field: "grid", .. })),
         format!("{r:?}"),
+    );
+
+    // ---- the watchdog: a task stalls 3 s, the watchdog fires after 1 s without progress ----
+    let r = gpu(Config {
+        watchdog: std::time::Duration::from_secs(1),
+        ..Config::default()
+    })
+    .map(|mut w| {
+        let t0 = Instant::now();
+        let hang = w.run::<Stall, _>(stall, (3_000_000_000,));
+        let waited = t0.elapsed();
+        let next = w.run::<Fib, _>(fib, (12,));
+        (hang, waited, next)
+    });
+    t.row(
+        "stalled task -> Hang",
+        matches!(&r, Ok((Err(Error::Hang { .. }), _, _))),
+        format!("{:?}", r.as_ref().map(|x| (&x.0, x.1))),
+    );
+    t.row(
+        "  next run after the abort",
+        matches!(&r, Ok((_, _, Ok(144)))),
+        format!("{:?}", r.as_ref().map(|x| &x.2)),
     );
 
     // ---- performance ----

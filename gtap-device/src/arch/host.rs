@@ -112,3 +112,23 @@ pub unsafe fn atomic_store_u64(p: *mut u64, v: u64) {
     // Ordering: Relaxed; a racy write others read atomically.
     unsafe { AtomicU64::from_ptr(p) }.store(v, Ordering::Relaxed);
 }
+
+// The crate is `no_std` outside its own tests; the host half may still use std.
+#[cfg(not(test))]
+extern crate std;
+
+/// `a * b + c` with one rounding, the same value as `fma.rn.f64` on the GPU.
+#[inline]
+#[must_use]
+pub fn mul_add_f64(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
+/// Nanoseconds since the Unix epoch (the GPU's `%globaltimer` counts the same way).
+#[inline]
+#[must_use]
+pub fn globaltimer() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}

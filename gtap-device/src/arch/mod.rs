@@ -14,6 +14,8 @@
 //! | `atomic_cas_u32/u64` | `atom.relaxed.gpu.global.cas` |
 //! | `atomic_load_u32/u64` | `ld.relaxed.gpu.global` |
 //! | `atomic_store_u32/u64` | `st.relaxed.gpu.global` |
+//! | `mul_add_f64` | `fma.rn.f64` (host: `f64::mul_add`) |
+//! | `globaltimer` | `%globaltimer` (host: system time) |
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;

@@ -545,3 +545,22 @@ pub unsafe fn atomic_store_u64(p: *mut u64, v: u64) {
     // SAFETY: forwarded. Ordering: relaxed, scope .gpu; a racy write others read atomically.
     unsafe { st_relaxed_gpu_u64(p, v) }
 }
+
+/// `a * b + c` with one rounding (`fma.rn.f64`), the same value as the host's `f64::mul_add`.
+#[inline(always)]
+#[must_use]
+pub fn mul_add_f64(a: f64, b: f64, c: f64) -> f64 {
+    let r: f64;
+    // SAFETY: pure register arithmetic.
+    unsafe {
+        asm!(
+            "fma.rn.f64 {r}, {a}, {b}, {c};",
+            r = out(reg64) r,
+            a = in(reg64) a,
+            b = in(reg64) b,
+            c = in(reg64) c,
+            options(nomem, nostack, pure)
+        );
+    }
+    r
+}

@@ -156,7 +156,7 @@ impl Inner {
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
-        let module = load_module(ptx)?;
+        let module = load_module(ptx, config.max_registers)?;
         let mut me = Self {
             ctx,
             config: config.clone(),
@@ -853,24 +853,30 @@ unsafe fn dtoh<T: Copy>(out: *mut T, src: u64, s: sys::CUstream) -> Result<()> {
     }
 }
 
-/// Loads `ptx` with the JIT's error log, so that a rejected module says why.
-fn load_module(ptx: &str) -> Result<sys::CUmodule> {
+/// Loads `ptx` with the JIT's error log, so that a rejected module says why, and with the
+/// register cap `max_registers` when one is given.
+fn load_module(ptx: &str, max_registers: Option<u32>) -> Result<sys::CUmodule> {
     let src = CString::new(ptx).map_err(|_| Error::NoGpu {
         reason: "the PTX text contains a NUL byte".into(),
     })?;
     let mut log = vec![0u8; 16 * 1024];
-    let mut opts = [
+    let mut opts = vec![
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
-    let mut vals = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+    // The driver reads each option's value from the pointer-sized slot itself.
+    let mut vals = vec![log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+    if let Some(regs) = max_registers {
+        opts.push(sys::CUjit_option::CU_JIT_MAX_REGISTERS);
+        vals.push(regs as usize as *mut c_void);
+    }
     let mut module: sys::CUmodule = null_mut();
     // SAFETY: NUL-terminated PTX; option arrays of equal length; the log buffer outlives the call.
     let r = unsafe {
         sys::cuModuleLoadDataEx(
             &raw mut module,
             src.as_ptr().cast(),
-            2,
+            opts.len() as u32,
             opts.as_mut_ptr(),
             vals.as_mut_ptr(),
         )

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds, on a machine with Rust, everything the GPU machine runs (it has a driver but no Rust):
+# the release example binaries, gpu-smoke, and scripts/gpu-check.sh, copied into .carry/.
+# Then, with the device tool: run `scripts/gpu-check.sh [quick|all|bench]` with carry [".carry"].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target_dir="${CARGO_TARGET_DIR:-target}"
+cargo build --release -p gtap-examples -p gpu-smoke
+rm -rf .carry && mkdir -p .carry
+for bin in fib nqueens mergesort cilksort binary_tree bfs spmv bench gpu-smoke; do
+  cp "$target_dir/release/$bin" .carry/
+  strip --strip-debug ".carry/$bin"  # the carry to the GPU machine is limited to 64 MiB
+done
+cp scripts/gpu-check.sh .carry/
+du -sh .carry

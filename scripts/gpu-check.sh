@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root, after scripts/gpu-bundle.sh filled .carry/.
+#   quick: every example at its issue size, checked against the CPU reference; gpu-smoke's
+#          failure-mode checks; compute-sanitizer memcheck and racecheck on small runs.
+#   bench: the benchmark command (GPU medians beside sequential and rayon on this machine).
+#   all:   both.
+# Prints one line per check and a summary; exits non-zero if any check failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=.carry
+mode="${1:-all}"
+failed=()
+passed=0
+
+check() { # check NAME TIMEOUT_S CMD...
+  local name=$1 limit=$2; shift 2
+  echo "=== $name: $*"
+  local start=$(date +%s%N)
+  timeout --kill-after=10 "$limit" "$@"
+  local rc=$?
+  local secs=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ $rc = 0 ]; then passed=$((passed + 1)); echo "--- ok: $name (${secs} ms)";
+  else failed+=("$name (rc $rc)"); echo "--- FAILED: $name (rc $rc, ${secs} ms)"; fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+
+if [ "$mode" = quick ] || [ "$mode" = all ]; then
+  check "fib(40), a task per call"            120 $B/fib 40 --gpu --reps 3
+  check "nqueens(16), cutoff 7"               120 $B/nqueens 16 7 --gpu --reps 3
+  check "mergesort 10^7"                      120 $B/mergesort 10000000 --gpu
+  check "cilksort 10^8"                       180 $B/cilksort 100000000 --gpu
+  check "binary tree depth 22"                120 $B/binary_tree 22 256 256 --gpu --reps 3
+  check "gpu-smoke (failure modes)"           180 $B/gpu-smoke quick
+  if [ -n "$SAN" ]; then
+    check "memcheck fib(18)"                  240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu
+    check "racecheck fib(14)"                 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu
+    check "memcheck nqueens(9, 4)"            240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu
+    check "racecheck nqueens(8, 3)"           300 "$SAN" --tool racecheck --error-exitcode 9 $B/nqueens 8 3 --gpu
+  else
+    failed+=("compute-sanitizer not found")
+  fi
+fi
+if [ "$mode" = bench ] || [ "$mode" = all ]; then
+  check "bench" 560 $B/bench --gpu --reps "${REPS:-10}" ${ONLY:+only=$ONLY}
+fi
+
+echo
+echo "=== summary: $passed passed, ${#failed[@]} failed"
+for f in "${failed[@]}"; do echo "FAILED: $f"; done
+[ ${#failed[@]} = 0 ]
