@@ -369,3 +369,29 @@ gtap::kernel!(Mixed);
 gtap::kernel!(BadQueue);
 gtap::kernel!(Oob);
 gtap::kernel!(Stall);
+
+/// The chip's atomic throughput, for comparing the scheduler's task rate against it (see
+/// `bin/atomic-rate.rs`): every thread adds 1 to `counters[tid % spread]` `iters` times with
+/// the same relaxed device-scope `atom.add` the scheduler uses.
+///
+/// # Safety
+///
+/// `counters` points to `spread` zeroed `u32`s in device memory; `spread >= 1`.
+#[cfg(target_arch = "nvptx64")]
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gtap_atomic_rate(counters: *mut u32, iters: u32, spread: u32) {
+    use gtap_device::arch as a;
+    let tid = a::block_idx_x() * a::block_dim_x() + a::thread_idx_x();
+    // SAFETY: tid % spread < spread, inside the caller's allocation.
+    let p = unsafe { counters.add((tid % spread) as usize) };
+    let mut sum = 0u32;
+    for _ in 0..iters {
+        // SAFETY: `p` is a valid, aligned device address.
+        sum = sum.wrapping_add(unsafe { a::atomic_add_u32(p, 1) });
+    }
+    if sum == u32::MAX {
+        // Keeps the returned values live, so the adds stay `atom` (not `red`) as in the scheduler.
+        // SAFETY: as above.
+        unsafe { a::atomic_add_u32(p, 0) };
+    }
+}

@@ -3,7 +3,9 @@
 //! Prints, per workload, the median of `--reps` runs for each contender and the ratios.
 //! On a machine with a GPU (`--gpu`, the default when one is present) the sizes are GTaP's
 //! (fib(40), nqueens(16), mergesort 10^7, cilksort 10^8, binary tree depth 22, EPAQ on fib with a
-//! cutoff) and gtap's time is given both as kernel time (CUDA events) and end to end; with
+//! cutoff; BFS on an R-MAT graph of 2^22 vertices and a 2048 × 2048 grid; SpMV; the binary
+//! tree's `mem_ops` / `compute_iters` sweeps at depth 20) and gtap's time is given both as
+//! kernel time (CUDA events) and end to end; with
 //! `--cpu` the sizes are smaller and gtap runs on the CPU executor. Slow sequential baselines
 //! (over 2 s a run) are timed 3 times, not `--reps` times.
 
@@ -12,14 +14,18 @@ use std::process::ExitCode;
 use gtap::{Backend, Config, Runtime};
 use gtap_examples::{
     apps::{
+        bfs::{bfs_visit, Bfs},
         binary_tree::{tree, BinaryTree},
         cilksort::{cilksort, CilkSort},
         fib::{fib, fib_cutoff, Fib, FibCutoff},
         mergesort::{mergesort, MergeSort},
         nqueens::{nqueens, NQueens},
+        spmv::{spmv, Spmv},
     },
     host::{self, Opts},
+    inputs::{grid, random_matrix, rmat, Csr, Grid, Rmat},
     reference,
+    reference_irregular::{bfs_rayon, bfs_seq, spmv_rayon, spmv_seq, traversed_edges, UNREACHED},
 };
 
 const USAGE: &str = "bench [--cpu|--gpu] [--reps N=10] [--workers N] [only=NAME,NAME..]";
@@ -324,6 +330,27 @@ impl Bench {
             }
             Ok(self.kernel_ms())
         })?;
+        let mut rows = vec![gtap];
+        if self.gpu {
+            // GTaP's launch shape for this benchmark (1000 blocks of 64 threads).
+            let config = Config {
+                backend: Backend::Gpu,
+                grid: Some(1000),
+                block: 64,
+                ..Config::default()
+            };
+            let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
+            let data = rt.upload(&values).map_err(err)?;
+            rows.push(measure("gtap (gpu), 1000 x 64 like GTaP", reps, || {
+                let r = rt
+                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                    .map_err(err)?;
+                if r.to_bits() != expected.to_bits() {
+                    return Err(format!("binary tree checksum {r}, expected {expected}"));
+                }
+                Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
+            })?);
+        }
         let rayon = measure("rayon::join at every node", reps, || {
             Ok(
                 (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
@@ -339,8 +366,184 @@ impl Bench {
                     .ok_or("seq wrong")?,
             )
         })?;
+        rows.extend([rayon, seq]);
         print_table(
             &format!("binary tree, depth {depth}, mem_ops {m}, compute_iters {c}"),
+            &rows,
+        );
+        Ok(())
+    }
+
+    /// The binary tree at depth 20 over `mem_ops` and `compute_iters` (GTaP's sweeps), each
+    /// result checked against the rayon run of the same tree.
+    fn tree_sweep(&mut self) -> Result<(), String> {
+        let depth = if self.gpu { 20 } else { 14 };
+        let mut values = reference::random_f64(1 << 20, 3);
+        // SAFETY: `values` outlives every use of the handle in this function.
+        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let data = self.rt.upload(&values).map_err(err)?;
+        let points: [(u32, u32); 6] = [
+            (8, 256),
+            (64, 256),
+            (512, 256),
+            (256, 64),
+            (256, 1024),
+            (256, 4096),
+        ];
+        let mut rows = Vec::new();
+        for (m, c) in points {
+            let expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
+            let name = format!("gtap: mem_ops {m}, compute_iters {c}");
+            let reps = self.reps;
+            rows.push(measure(&name, reps, || {
+                let r = self
+                    .rt
+                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                    .map_err(err)?;
+                if r.to_bits() != expected.to_bits() {
+                    return Err(format!("tree(m {m}, c {c}) = {r}, expected {expected}"));
+                }
+                Ok(self.kernel_ms())
+            })?);
+            rows.push(measure(
+                &format!("rayon: mem_ops {m}, compute_iters {c}"),
+                reps,
+                || {
+                    Ok(
+                        (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
+                            == expected.to_bits())
+                        .then_some(None)
+                        .ok_or("rayon wrong")?,
+                    )
+                },
+            )?);
+        }
+        print_table(
+            &format!("binary tree sweeps, depth {depth} (checked against rayon)"),
+            &rows,
+        );
+        for pair in rows.chunks(2) {
+            println!(
+                "  {}: gtap {:.2}x faster than rayon",
+                pair[0].name.trim_start_matches("gtap: "),
+                pair[1].median / pair[0].kernel_median.unwrap_or(pair[0].median)
+            );
+        }
+        Ok(())
+    }
+
+    /// Asynchronous BFS on an R-MAT graph and a grid, depths checked against sequential BFS.
+    fn bfs(&mut self) -> Result<(), String> {
+        let (scale, side) = if self.gpu { (22, 2048) } else { (16, 256) };
+        let graphs = [
+            (
+                format!("R-MAT scale {scale}"),
+                rmat(&Rmat::graph500(scale, 1)).map_err(|e| e.to_string())?,
+            ),
+            (
+                format!("{side} x {side} grid"),
+                grid(&Grid {
+                    width: side,
+                    height: side,
+                    removed_edges: 0,
+                    seed: 1,
+                })
+                .map_err(|e| e.to_string())?,
+            ),
+        ];
+        for (what, g) in &graphs {
+            let expected = bfs_seq(g, 0);
+            let edges = traversed_edges(g, &expected);
+            let offsets = self.rt.upload(&g.offsets).map_err(err)?;
+            let targets = self.rt.upload(&g.targets).map_err(err)?;
+            let mut init = vec![UNREACHED; g.n_rows as usize];
+            init[0] = 0;
+            let name = self.gtap_name();
+            let reps = self.reps;
+            let gtap = measure(&name, reps, || {
+                let depths = self.rt.upload(&init).map_err(err)?;
+                let args = (0, 0, offsets.slice(), targets.slice(), depths.slice());
+                self.rt.run::<Bfs, _>(bfs_visit, args).map_err(err)?;
+                let kernel = self.kernel_ms();
+                if self.rt.download(&depths).map_err(err)? != expected {
+                    return Err(format!("bfs on {what}: depths differ from sequential BFS"));
+                }
+                Ok(kernel)
+            })?;
+            let rayon = measure("rayon, level-synchronous", reps, || {
+                Ok((bfs_rayon(g, 0) == expected)
+                    .then_some(None)
+                    .ok_or("rayon wrong")?)
+            })?;
+            let seq = measure("sequential queue BFS", reps, || {
+                Ok((bfs_seq(g, 0) == expected)
+                    .then_some(None)
+                    .ok_or("seq wrong")?)
+            })?;
+            let teps = |t: &Timing| edges as f64 / t.kernel_median.unwrap_or(t.median) / 1e6;
+            println!(
+                "\n  BFS edges/s on {what}: gtap {:.2} G, rayon {:.2} G, sequential {:.2} G ({edges} edges)",
+                teps(&gtap), teps(&rayon), teps(&seq)
+            );
+            print_table(
+                &format!("BFS on {what}: {} vertices, {} edges", g.n_rows, g.nnz()),
+                &[gtap, rayon, seq],
+            );
+        }
+        Ok(())
+    }
+
+    /// Divide-and-conquer SpMV on a random CSR matrix, checked bit for bit.
+    fn spmv(&mut self) -> Result<(), String> {
+        let (rows, per_row) = if self.gpu {
+            (1_000_000, 64)
+        } else {
+            (100_000, 32)
+        };
+        let a: Csr = random_matrix(rows, per_row, 1).map_err(|e| e.to_string())?;
+        let x = reference::random_f64(a.n_cols as usize, 1);
+        let expected = spmv_seq(&a, &x);
+        let offsets = self.rt.upload(&a.offsets).map_err(err)?;
+        let cols = self.rt.upload(&a.targets).map_err(err)?;
+        let vals = self.rt.upload(&a.values_or_ones()).map_err(err)?;
+        let xb = self.rt.upload(&x).map_err(err)?;
+        let y = self.rt.alloc_zeroed::<f64>(rows as usize).map_err(err)?;
+        let name = self.gtap_name();
+        let reps = self.reps;
+        let gtap = measure(&name, reps, || {
+            let args = (
+                0,
+                rows,
+                offsets.slice(),
+                cols.slice(),
+                vals.slice(),
+                xb.slice(),
+                y.slice(),
+            );
+            self.rt.run::<Spmv, _>(spmv, args).map_err(err)?;
+            let kernel = self.kernel_ms();
+            let got = self.rt.download(&y).map_err(err)?;
+            if got
+                .iter()
+                .zip(&expected)
+                .any(|(a, b)| a.to_bits() != b.to_bits())
+            {
+                return Err("spmv: y differs from sequential SpMV".into());
+            }
+            Ok(kernel)
+        })?;
+        let rayon = measure("rayon par_iter over rows", reps, || {
+            Ok((spmv_rayon(&a, &x) == expected)
+                .then_some(None)
+                .ok_or("rayon wrong")?)
+        })?;
+        let seq = measure("sequential", reps, || {
+            Ok((spmv_seq(&a, &x) == expected)
+                .then_some(None)
+                .ok_or("seq wrong")?)
+        })?;
+        print_table(
+            &format!("SpMV, random {rows} x {rows}, {} entries (gtap end to end includes the download and check)", a.nnz()),
             &[gtap, rayon, seq],
         );
         Ok(())
@@ -377,13 +580,16 @@ fn main() -> ExitCode {
         only,
     };
     let mut failed = false;
-    let all: [(&str, Workload); 6] = [
+    let all: [(&str, Workload); 9] = [
         ("fib", Bench::fib),
         ("nqueens", Bench::nqueens),
         ("cilksort", |b| b.sort("cilksort")),
         ("mergesort", |b| b.sort("mergesort")),
         ("binary_tree", Bench::binary_tree),
         ("epaq", Bench::epaq),
+        ("tree_sweep", Bench::tree_sweep),
+        ("bfs", Bench::bfs),
+        ("spmv", Bench::spmv),
     ];
     for (name, f) in all {
         if !b.wants(name) {
