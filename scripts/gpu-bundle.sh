@@ -12,4 +12,8 @@ for bin in fib nqueens mergesort cilksort binary_tree bfs spmv bench gpu-smoke a
   strip --strip-debug ".carry/$bin"  # the carry to the GPU machine is limited to 64 MiB
 done
 cp scripts/gpu-check.sh .carry/
+# A font for the profile pictures, in case the GPU machine has none (gpu-check.sh sets GTAP_FONT).
+for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/dejavu/DejaVuSans.ttf; do
+  if [ -f "$f" ]; then cp "$f" .carry/font.ttf; break; fi
+done
 du -sh .carry

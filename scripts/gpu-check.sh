@@ -4,11 +4,13 @@
 #          failure-mode checks; compute-sanitizer memcheck and racecheck on small runs.
 #   bench: the benchmark command (GPU medians beside sequential and rayon on this machine).
 #   all:   both.
+# With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=.carry
 mode="${1:-all}"
+if [ -f $B/font.ttf ] && [ -z "${GTAP_FONT:-}" ]; then export GTAP_FONT=$PWD/$B/font.ttf; fi
 failed=()
 passed=0
 
@@ -35,6 +37,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "BFS, R-MAT 2^22 vertices"            180 $B/bfs rmat 22 --gpu --reps 3
   check "BFS, 2048 x 2048 grid"               180 $B/bfs grid 2048 2048 --gpu --reps 3
   check "SpMV 10^6 rows"                      120 $B/spmv random 1000000 64 --gpu --reps 3
+  check "profiled fib(36)"                    120 $B/fib 36 --gpu --profile "${PROFILE_DIR:-${OUT:-/tmp}/profile-fib36}"
   check "gpu-smoke (failure modes)"           180 $B/gpu-smoke quick
   if [ -n "$SAN" ]; then
     check "memcheck fib(18)"                  240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu

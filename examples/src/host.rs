@@ -27,6 +27,11 @@ pub struct Opts {
     pub tasks_per_warp: Option<u32>,
     /// See `grid`.
     pub max_registers: Option<u32>,
+    /// `--profile DIR`: profile the GPU runs and write the last one's batches and pictures to
+    /// DIR (`--profile-records N` per warp, default 4096).
+    pub profile: Option<std::path::PathBuf>,
+    /// See `profile`.
+    pub profile_records: u32,
     /// Positional arguments, in order.
     pub positional: Vec<String>,
 }
@@ -43,6 +48,8 @@ impl Opts {
             block: None,
             tasks_per_warp: None,
             max_registers: None,
+            profile: None,
+            profile_records: 4096,
             positional: Vec::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -58,11 +65,20 @@ impl Opts {
                     opts.tasks_per_warp =
                         Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
                 }
+                "--profile" => {
+                    let dir = args
+                        .next()
+                        .unwrap_or_else(|| exit_usage("--profile needs a directory", usage));
+                    opts.profile = Some(dir.into());
+                }
+                "--profile-records" => {
+                    opts.profile_records = parse_or_exit(args.next(), "--profile-records", usage);
+                }
                 "--max-registers" => {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per warp)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -108,6 +124,9 @@ impl Opts {
         config.block = self.block.unwrap_or(config.block);
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
         config.max_registers = self.max_registers.or(config.max_registers);
+        if self.profile.is_some() {
+            config.profile_records = self.profile_records.max(1);
+        }
         Runtime::with_ptx(config, PTX)
     }
 }
@@ -159,4 +178,49 @@ pub fn report(name: &str, ok: bool, detail: &str) -> ExitCode {
 pub fn fail(name: &str, e: &gtap::Error) -> ExitCode {
     eprintln!("{name}: error: {e}");
     ExitCode::FAILURE
+}
+
+/// With `--profile DIR`: writes the last run's profile to DIR and prints its summary. Says so
+/// when the run was on the CPU (the profiler records GPU warps only).
+///
+/// # Errors
+///
+/// When the profile cannot be written (the message names the path).
+pub fn write_profile(rt: &Runtime, opts: &Opts) -> Result<(), String> {
+    let Some(dir) = &opts.profile else {
+        return Ok(());
+    };
+    let Some(profile) = rt.last_stats().and_then(|s| s.profile.as_ref()) else {
+        return Err(format!(
+            "--profile: the last run on the {} backend has no profile (the profiler records GPU warps)",
+            rt.backend_name()
+        ));
+    };
+    let s = profile.summary();
+    println!(
+        "profile: {} warps, {} batches, {:.1} tasks per batch; time in bodies {:.1}%, finishing {:.1}%, idle {:.1}%; {} steal rounds, {} batches stolen; {} spawns, {} joins",
+        s.warps,
+        s.batches,
+        s.tasks_per_batch,
+        s.executing * 100.0,
+        s.finishing * 100.0,
+        s.idle * 100.0,
+        s.steal_attempts,
+        s.steals,
+        s.spawns,
+        s.joins
+    );
+    if s.dropped > 0 {
+        println!(
+            "profile: WARNING: {} records did not fit and were dropped; raise --profile-records (now {})",
+            s.dropped, opts.profile_records
+        );
+    }
+    let written = profile
+        .write_dir(dir)
+        .map_err(|e| format!("--profile: writing to {}: {e}", dir.display()))?;
+    for path in written {
+        println!("profile: wrote {}", path.display());
+    }
+    Ok(())
 }

@@ -63,6 +63,11 @@ pub struct Config {
     /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
     /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.
     pub watchdog: Duration,
+    /// GPU: batch records per warp of the profiler (default 0: off, and the kernel runs
+    /// without any profiling code). When non-zero, runs use the profiled kernel and
+    /// `RunStats::profile` holds every warp's batches; records past this capacity are counted
+    /// as dropped, never silently lost. Each record is 56 bytes per warp.
+    pub profile_records: u32,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -81,6 +86,7 @@ impl Default for Config {
             stack_bytes: 4096,
             max_registers: None,
             watchdog: Duration::from_secs(10),
+            profile_records: 0,
             backend: Backend::Auto,
         }
     }

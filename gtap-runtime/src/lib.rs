@@ -46,6 +46,7 @@ mod cpu;
 mod error;
 mod gpu;
 mod probe;
+pub mod profile;
 mod stats;
 
 pub use buffer::{Buffer, Zeroable};

@@ -20,6 +20,8 @@ pub struct RunStats {
     pub elapsed: Duration,
     /// GPU: time between the kernel's start and end events; `None` on the CPU.
     pub kernel_time: Option<Duration>,
+    /// GPU with `Config::profile_records > 0`: every warp's batches.
+    pub profile: Option<crate::profile::Profile>,
 }
 
 impl RunStats {

@@ -493,6 +493,56 @@ impl Bench {
         Ok(())
     }
 
+    /// The profiler's cost: fib(36) with the unprofiled kernel and with the profiled one.
+    fn profile_overhead(&mut self) -> Result<(), String> {
+        if !self.gpu {
+            println!("\nprofiler overhead: GPU only (the profiler records GPU warps)");
+            return Ok(());
+        }
+        let n = 36;
+        let expected = reference::fib_seq(n);
+        let mut rows = Vec::new();
+        let mut summary = String::new();
+        for records in [0u32, 4096] {
+            let config = Config {
+                backend: Backend::Gpu,
+                profile_records: records,
+                ..Config::default()
+            };
+            let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
+            let name = if records == 0 {
+                "fib(36), profiler off".to_string()
+            } else {
+                format!("fib(36), profiler on ({records} records/warp)")
+            };
+            rows.push(measure(&name, self.reps, || {
+                let r = rt.run::<Fib, _>(fib, (n,)).map_err(err)?;
+                if r != expected {
+                    return Err(format!("fib({n}) = {r}"));
+                }
+                Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
+            })?);
+            if let Some(p) = rt.last_stats().and_then(|s| s.profile.as_ref()) {
+                let s = p.summary();
+                summary = format!(
+                    "{} batches, {:.1} tasks/batch, {:.1}% in bodies, {} records dropped",
+                    s.batches,
+                    s.tasks_per_batch,
+                    s.executing * 100.0,
+                    s.dropped
+                );
+            }
+        }
+        print_table("profiler overhead on fib(36) (kernel time)", &rows);
+        let k = |t: &Timing| t.kernel_median.unwrap_or(t.median);
+        println!(
+            "  overhead: {:+.1}% kernel, {:+.1}% end to end; profiled run: {summary}",
+            (k(&rows[1]) / k(&rows[0]) - 1.0) * 100.0,
+            (rows[1].median / rows[0].median - 1.0) * 100.0
+        );
+        Ok(())
+    }
+
     /// Divide-and-conquer SpMV on a random CSR matrix, checked bit for bit.
     fn spmv(&mut self) -> Result<(), String> {
         let (rows, per_row) = if self.gpu {
@@ -580,7 +630,7 @@ fn main() -> ExitCode {
         only,
     };
     let mut failed = false;
-    let all: [(&str, Workload); 9] = [
+    let all: [(&str, Workload); 10] = [
         ("fib", Bench::fib),
         ("nqueens", Bench::nqueens),
         ("cilksort", |b| b.sort("cilksort")),
@@ -590,6 +640,7 @@ fn main() -> ExitCode {
         ("tree_sweep", Bench::tree_sweep),
         ("bfs", Bench::bfs),
         ("spmv", Bench::spmv),
+        ("profile", Bench::profile_overhead),
     ];
     for (name, f) in all {
         if !b.wants(name) {

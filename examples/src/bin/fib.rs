@@ -8,7 +8,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N] [--profile DIR]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -31,6 +31,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("fib", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("fib: {e}");
+        return ExitCode::FAILURE;
     }
     let (expected, seq_ms) = host::timed(|| reference::fib_seq(n));
     let ms = host::median(&mut times);

@@ -16,6 +16,7 @@
 //! | stats | `warps` [`WarpStats`] | zeroed |
 //! | control | one [`Control`] | zeroed, `live = 1` |
 //! | error record | one [`ErrorRecord`], **host-mapped** (survives a trap) | zeroed |
+//! | profile (profiled kernel only) | `warps * (profile_cap + 1)` [`BatchRecord`] + `warps` `u32` counts | counts written at exit |
 //!
 //! A *slot* is a [`Header`] followed by the task's frame (`stride` bytes, 16-aligned). Slot
 //! `i` for `i < warps * tasks_per_warp` belongs to the pool of warp `i / tasks_per_warp`; the
@@ -28,6 +29,18 @@ pub const NONE: u32 = u32::MAX;
 #[must_use]
 pub const fn smem_per_warp(queues: u32) -> u32 {
     16 + 16 * queues
+}
+
+/// Extra shared memory per warp of the profiled kernel: the record being filled (a
+/// [`BatchRecord`], 56 bytes) and the region's base and capacity, so that lane 0 keeps none of
+/// it in registers across the task bodies.
+pub const PROFILE_SMEM_BYTES: u32 = 80;
+
+/// Shared memory per warp of the kernel: [`smem_per_warp`], plus [`PROFILE_SMEM_BYTES`] for the
+/// profiled kernel.
+#[must_use]
+pub const fn smem_per_warp_of(queues: u32, profiled: bool) -> u32 {
+    smem_per_warp(queues) + if profiled { PROFILE_SMEM_BYTES } else { 0 }
 }
 
 /// The header of a task slot (32 bytes; the frame follows it).
@@ -200,4 +213,48 @@ pub struct Params {
     pub root_slot: u32,
     /// Children one step may spawn.
     pub max_children: u32,
+    /// Profiled kernel only: per-warp [`BatchRecord`]s, `[warp][profile_cap + 1]` (the last
+    /// of each warp is scratch for records that did not fit).
+    pub profile: u64,
+    /// Profiled kernel only: per-warp record counts (`u32`; may exceed `profile_cap`, the
+    /// excess was dropped and is reported).
+    pub profile_counts: u64,
+    /// Profiled kernel only: records per warp.
+    pub profile_cap: u32,
+}
+
+const _: () = assert!(
+    size_of::<BatchRecord>() == 56,
+    "the host reads records as 56 bytes"
+);
+
+/// One batch of one warp, written by the profiled kernel (`gtap_thread_worker_profiled_<P>`).
+///
+/// Times are `%globaltimer` nanoseconds. `[idle_from, run_from)`: looking for work (popping,
+/// stealing, backing off); `[run_from, run_to)`: the lanes' task bodies; `[run_to, end)`:
+/// finishing (fence, frees, joins, publication). A last record with `tasks == 0` covers the
+/// idle time before the warp left the loop.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchRecord {
+    /// When the warp started looking for this batch's tasks.
+    pub idle_from: u64,
+    /// When it held them and started running the bodies.
+    pub run_from: u64,
+    /// When every lane's body had returned.
+    pub run_to: u64,
+    /// When the batch was finished and published.
+    pub end: u64,
+    /// Tasks run in the batch (lanes busy).
+    pub tasks: u32,
+    /// Of them, kept from the previous batch (not popped or stolen).
+    pub kept: u32,
+    /// Steal attempts since the previous record.
+    pub steal_attempts: u32,
+    /// Tasks stolen for this batch (0 when it came from the own deque).
+    pub stolen: u32,
+    /// Children spawned by the batch's steps.
+    pub spawned: u32,
+    /// Parents the batch's finishing children resumed (joins completed).
+    pub joins: u32,
 }

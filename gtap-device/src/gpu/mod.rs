@@ -79,8 +79,9 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     a::trap()
 }
 
-/// Emits the GPU entry point of a program: `gtap_thread_worker_<Program>`, a `ptx-kernel`
-/// taking a pointer to [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>` and the profiled
+/// `gtap_thread_worker_profiled_<Program>`, `ptx-kernel`s taking a pointer to
+/// [`layout::Params`]. Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(target_arch = "nvptx64")]
@@ -93,14 +94,23 @@ macro_rules! kernel {
                 params: *const $crate::gpu::layout::Params,
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params.
-                unsafe { $crate::gpu::thread_worker::<$program>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, false>(params) }
+            }
+            #[export_name = concat!("gtap_thread_worker_profiled_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_profiled(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params and profile
+                // regions.
+                unsafe { $crate::gpu::thread_worker::<$program, true>(params) }
             }
         };
     };
 }
 
-/// Emits the GPU entry point of a program: `gtap_thread_worker_<Program>`, a `ptx-kernel`
-/// taking a pointer to [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>` and the profiled
+/// `gtap_thread_worker_profiled_<Program>`, `ptx-kernel`s taking a pointer to
+/// [`layout::Params`]. Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(not(target_arch = "nvptx64"))]

@@ -23,7 +23,7 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, ERR_INVALID_QUEUE,
+    BatchRecord, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, ERR_INVALID_QUEUE,
     ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND,
     FLAG_DONE, HEADER_BYTES, NONE,
 };
@@ -504,15 +504,98 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
 // /////////////////////////////////////////////////////////////////////////////////////////////
 // MAIN LOOP
 
-/// The body of `gtap_thread_worker_<Program>`: runs the task tree rooted at `params.root_slot`.
+/// The profiled kernel's per-warp state, all in the warp's shared memory (after the
+/// scheduler's words): the record being filled, then the global region's base and capacity.
+/// Lane 0 fills the record field by field as the batch goes and copies it out at the end, so
+/// no timestamp stays in a register across the task bodies. The global region holds
+/// `profile_cap + 1` records per warp; the last is scratch for records that no longer fit,
+/// which are counted, not stored.
+struct Prof {
+    /// Records finished so far.
+    written: u32,
+}
+
+/// Offsets (in bytes) of the profiler's words after the record in shared memory.
+const PROF_BASE: usize = 56;
+const PROF_CAP: usize = 64;
+
+impl Prof {
+    /// The record being filled, in shared memory.
+    #[inline(always)]
+    fn rec(w: &Warp) -> *mut BatchRecord {
+        w.smem
+            .wrapping_add((super::layout::smem_per_warp(w.queues) / 4) as usize)
+            .cast()
+    }
+
+    /// Sets up the shared words and starts the first record.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0, once, with the profiled kernel's shared memory.
+    #[inline(always)]
+    unsafe fn init(w: &Warp, p: &Params, idle_from: u64) {
+        let r = Self::rec(w).cast::<u8>();
+        // SAFETY: inside this warp's PROFILE_SMEM_BYTES.
+        unsafe {
+            r.add(PROF_BASE).cast::<u64>().write(p.profile);
+            r.add(PROF_CAP).cast::<u32>().write(p.profile_cap);
+            Self::start(w, idle_from);
+        }
+    }
+
+    /// Starts a record at `idle_from`.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0 of the profiled kernel.
+    #[inline(always)]
+    unsafe fn start(w: &Warp, idle_from: u64) {
+        // SAFETY: the warp's shared record.
+        unsafe {
+            Self::rec(w).write(BatchRecord {
+                idle_from,
+                ..BatchRecord::default()
+            });
+        }
+    }
+
+    /// Copies the finished record to the warp's region (or only counts it when full) and
+    /// starts the next at `end`.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0 of the profiled kernel, after `init`.
+    #[inline(always)]
+    unsafe fn finish(&mut self, w: &Warp, end: u64) {
+        let r = Self::rec(w);
+        // SAFETY: the shared words written by `init`; the global slot is inside the region
+        // (at most `cap`, the scratch record); plain stores, read by the host after exit.
+        unsafe {
+            (*r).end = end;
+            let base = r.cast::<u8>().add(PROF_BASE).cast::<u64>().read();
+            let cap = r.cast::<u8>().add(PROF_CAP).cast::<u32>().read();
+            let at = w.warp as usize * (cap as usize + 1) + self.written.min(cap) as usize;
+            (base as *mut BatchRecord).add(at).write(r.read());
+            self.written = self.written.wrapping_add(1);
+            Self::start(w, end);
+        }
+    }
+}
+
+/// The body of `gtap_thread_worker_<Program>` (`PROFILE = false`) and
+/// `gtap_thread_worker_profiled_<Program>` (`PROFILE = true`, writes a [`BatchRecord`] per batch
+/// to `params.profile`): runs the task tree rooted at `params.root_slot`. Profiling is a
+/// compile-time switch, so the unprofiled kernel contains none of its code.
 ///
 /// # Safety
 ///
 /// Launched by the host runtime with `params` pointing to a [`Params`] whose regions are
 /// allocated and reset as `layout.rs` describes, a block size that is a multiple of 32,
-/// `smem_per_warp(queues)` bytes of dynamic shared memory per warp, and every block resident.
+/// `smem_per_warp_of(queues, PROFILE)` bytes of dynamic shared memory per warp, and every block
+/// resident.
 #[inline(always)]
-pub unsafe fn thread_worker<P: Program>(params: *const Params) {
+pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Params) {
     // SAFETY: the caller passes valid params.
     let p = unsafe { &*params };
     let lane = a::lane_id();
@@ -523,7 +606,7 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
     }
     super::set_params(params);
     let smem: *mut u32 = a::dynamic_smem()
-        .wrapping_add((warp_in_block * super::layout::smem_per_warp(p.queues)) as usize)
+        .wrapping_add((warp_in_block * super::layout::smem_per_warp_of(p.queues, PROFILE)) as usize)
         .cast();
     let w = Warp {
         slots: p.slots as *mut u8,
@@ -579,8 +662,15 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
     let mut steals: u32 = 0;
     let mut steps: u32 = 0;
     let mut spawned_total: u32 = 0;
+    // Profiler state (dead code when !PROFILE).
+    let mut prof = Prof { written: 0 };
+    if PROFILE && lane == 0 {
+        // SAFETY: lane 0, once, profiled kernel.
+        unsafe { Prof::init(&w, p, a::globaltimer()) };
+    }
 
     loop {
+        let kept_before = kept;
         // ---- 1. Acquire: top up from the own deque, steal when holding nothing. ----
         if kept < 32 {
             let (mut base, mut got, mut q) = (0u32, 0u32, cur_q);
@@ -611,6 +701,10 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                 if lane == 0 {
                     // SAFETY: lane 0 owns the warp's deque operations.
                     (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q) };
+                }
+                if PROFILE && lane == 0 {
+                    // SAFETY: lane 0 owns this warp's profile region.
+                    unsafe { (*Prof::rec(&w)).steal_attempts += 1 };
                 }
                 sg = a::shfl_sync_idx_b32(FULL, sg, 0);
                 if sg > 0 {
@@ -649,6 +743,10 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
                         }
                     }
                     steals += 1;
+                    if PROFILE && lane == 0 {
+                        // SAFETY: lane 0 owns this warp's profile region.
+                        unsafe { (*Prof::rec(&w)).stolen = got };
+                    }
                 }
                 cur_q = q;
                 kept += got;
@@ -670,6 +768,15 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
             continue;
         }
         idle_ns = 0;
+        if PROFILE && lane == 0 {
+            // SAFETY: lane 0 owns this warp's profile region.
+            unsafe {
+                let r = Prof::rec(&w);
+                (*r).run_from = a::globaltimer();
+                (*r).tasks = kept;
+                (*r).kept = kept_before;
+            }
+        }
         // No acquire fence for kept or own popped tasks: they were written by this warp, and a
         // parent that this warp re-enqueued was followed by the batch's second fence (after
         // the RMW on its pending counter), which is the acquire of its children's results.
@@ -734,16 +841,30 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
         spawned_total = spawned_total.wrapping_add(spawned);
         // Release side: every lane's frame, header and ring writes, before lane 0 publishes.
         a::bar_warp_sync(FULL);
+        if PROFILE {
+            let batch_spawned = a::redux_sync_add_u32(FULL, spawned);
+            if lane == 0 {
+                // SAFETY: lane 0 owns this warp's profile region.
+                unsafe {
+                    let r = Prof::rec(&w);
+                    (*r).run_to = a::globaltimer();
+                    (*r).spawned = batch_spawned;
+                }
+            }
+        }
         a::fence_acq_rel_gpu();
         if a::vote_sync_ballot_b32(FULL, aborted) != 0 {
             break;
         }
         // SAFETY: finished tasks' slots and parents (see `free_warp` and `complete`).
         unsafe { w.free_warp(to_free) };
+        let mut joins = 0;
         if P::JOINS {
             // SAFETY: as above.
             let reenqueued = notify && unsafe { w.complete(notify_parent) };
-            if a::vote_sync_ballot_b32(FULL, reenqueued) != 0 {
+            let resumed = a::vote_sync_ballot_b32(FULL, reenqueued);
+            joins = resumed.count_ones();
+            if resumed != 0 {
                 // Re-enqueued parents' ring entries, before lane 0 publishes them.
                 a::fence_acq_rel_gpu();
             }
@@ -823,6 +944,13 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
             }
             cur_q = kq;
         }
+        if PROFILE && lane == 0 {
+            // SAFETY: lane 0 owns this warp's profile region.
+            unsafe {
+                (*Prof::rec(&w)).joins = joins;
+                prof.finish(&w, a::globaltimer());
+            }
+        }
         kept = keep;
 
         let check = batches % STOP_CHECK_EVERY == 0;
@@ -831,6 +959,23 @@ pub unsafe fn thread_worker<P: Program>(params: *const Params) {
             if a::vote_sync_ballot_b32(FULL, stop) != 0 {
                 break;
             }
+        }
+    }
+
+    if PROFILE && lane == 0 {
+        // The idle time before the warp left the loop (a record with no tasks), and the
+        // record count for the host.
+        // SAFETY: lane 0 owns this warp's profile region and count.
+        unsafe {
+            let now = a::globaltimer();
+            let r = Prof::rec(&w);
+            (*r).run_from = now;
+            (*r).run_to = now;
+            (*r).tasks = 0;
+            prof.finish(&w, now);
+            (p.profile_counts as *mut u32)
+                .add(warp as usize)
+                .write(prof.written);
         }
     }
 

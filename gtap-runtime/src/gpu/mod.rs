@@ -29,9 +29,11 @@ use std::ptr::null_mut;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
-    self, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, HEADER_BYTES, NONE,
+    self, BatchRecord, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, HEADER_BYTES,
+    NONE,
 };
 use gtap_device::task::{Program, TaskFn};
 
@@ -107,7 +109,8 @@ struct Inner {
     start: sys::CUevent,
     end: sys::CUevent,
     sm_count: u32,
-    kernels: HashMap<&'static str, Kernel>,
+    /// Keyed by program and whether it is the profiled kernel.
+    kernels: HashMap<(&'static str, bool), Kernel>,
     pools: Option<Pools>,
     /// Fixed-size regions: params, control, root result (4 KiB).
     params: u64,
@@ -218,11 +221,16 @@ impl Inner {
     /// The kernel of program `P`, sized on first use.
     fn kernel<P: Program>(&mut self) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        if let Some(k) = self.kernels.get(program) {
+        let profiled = self.config.profile_records > 0;
+        if let Some(k) = self.kernels.get(&(program, profiled)) {
             return Ok(*k);
         }
         let short = program.rsplit("::").next().unwrap_or(program);
-        let name = format!("gtap_thread_worker_{short}");
+        let name = if profiled {
+            format!("gtap_thread_worker_profiled_{short}")
+        } else {
+            format!("gtap_thread_worker_{short}")
+        };
         let cname =
             CString::new(name.clone()).map_err(|_| Error::Driver("bad kernel name".into()))?;
         let mut func: sys::CUfunction = null_mut();
@@ -234,7 +242,7 @@ impl Inner {
             });
         }
         let block = self.config.block;
-        let smem = (block / 32) * layout::smem_per_warp(self.config.queues);
+        let smem = (block / 32) * layout::smem_per_warp_of(self.config.queues, profiled);
         let mut per_sm = 0;
         // SAFETY: valid function handle and out-pointer.
         check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
@@ -266,7 +274,7 @@ impl Inner {
             }
         };
         let k = Kernel { func, grid, smem };
-        self.kernels.insert(program, k);
+        self.kernels.insert((program, profiled), k);
         Ok(k)
     }
 
@@ -347,6 +355,7 @@ impl Inner {
         let w = warps as usize;
         let root_slot = warps * pools.n;
         let stats_dev = pools.stats;
+        let profile = ProfileRegion::new(w, self.config.profile_records)?;
         let params = Params {
             slots: pools.slots,
             slot_bytes: pools.slot_bytes,
@@ -365,6 +374,9 @@ impl Inner {
             error: self.error_dev,
             root_slot,
             max_children: self.config.max_children,
+            profile: profile.records,
+            profile_counts: profile.counts,
+            profile_cap: self.config.profile_records,
         };
         let control = Control {
             live: 1,
@@ -498,6 +510,7 @@ impl Inner {
             spawned += u64::from(st.spawned);
             steals += u64::from(st.steals);
         }
+        let profile = profile.download(self.config.block, s)?;
         let stats = RunStats {
             backend: "gpu",
             workers: w,
@@ -506,6 +519,7 @@ impl Inner {
             steals,
             elapsed: t0.elapsed(),
             kernel_time: Some(Duration::from_secs_f64(f64::from(kernel_ms) / 1e3)),
+            profile,
         };
         Ok((output, stats))
     }
@@ -765,6 +779,88 @@ impl GpuBackend {
 
     pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
         self.inner.download(buf, out)
+    }
+}
+
+/// The profiled kernel's record regions for one run (nothing when profiling is off); freed on
+/// drop, also when the run fails.
+struct ProfileRegion {
+    records: u64,
+    counts: u64,
+    warps: usize,
+    cap: u32,
+}
+
+impl ProfileRegion {
+    fn new(warps: usize, cap: u32) -> Result<Self> {
+        let mut r = Self {
+            records: 0,
+            counts: 0,
+            warps,
+            cap,
+        };
+        if cap > 0 {
+            // One scratch record per warp after its `cap` (see the kernel's `Prof`).
+            r.records = dev_alloc(warps * (cap as usize + 1) * size_of::<BatchRecord>())?;
+            r.counts = dev_alloc(warps * 4)?;
+        }
+        Ok(r)
+    }
+
+    /// The records the kernel wrote (it stored every warp's count at exit).
+    fn download(&self, block: u32, s: sys::CUstream) -> Result<Option<Profile>> {
+        if self.cap == 0 {
+            return Ok(None);
+        }
+        let cap = self.cap as usize;
+        let stride = cap + 1;
+        let mut counts = vec![0u32; self.warps];
+        let mut records = vec![BatchRecord::default(); self.warps * stride];
+        // SAFETY: both regions were allocated with exactly these sizes in `new`.
+        unsafe {
+            check(
+                "cuMemcpyDtoHAsync",
+                sys::cuMemcpyDtoHAsync_v2(
+                    counts.as_mut_ptr().cast(),
+                    self.counts,
+                    self.warps * 4,
+                    s,
+                ),
+            )?;
+            check(
+                "cuMemcpyDtoHAsync",
+                sys::cuMemcpyDtoHAsync_v2(
+                    records.as_mut_ptr().cast(),
+                    self.records,
+                    records.len() * size_of::<BatchRecord>(),
+                    s,
+                ),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
+        }
+        let warps = counts
+            .iter()
+            .enumerate()
+            .map(|(w, &n)| {
+                let kept = (n as usize).min(cap);
+                WarpTrace {
+                    batches: records[w * stride..w * stride + kept].to_vec(),
+                    dropped: u64::from(n) - kept as u64,
+                }
+            })
+            .collect();
+        Ok(Some(Profile { warps, block }))
+    }
+}
+
+impl Drop for ProfileRegion {
+    fn drop(&mut self) {
+        for ptr in [self.records, self.counts] {
+            if ptr != 0 {
+                // SAFETY: allocated by `dev_alloc` in `new`, freed once.
+                unsafe { sys::cuMemFree_v2(ptr) };
+            }
+        }
     }
 }
 
