@@ -16,6 +16,8 @@
 
 #[cfg(feature = "plot")]
 mod plot;
+#[cfg(feature = "plot")]
+pub use plot::ensure_font;
 
 use std::fmt::Write as _;
 use std::io;

@@ -24,8 +24,13 @@ fn other(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-/// Registers a system font for `sans-serif` once; the error says how to provide one.
-fn font() -> io::Result<()> {
+/// Registers a system font for plotters' `sans-serif` once (for any chart drawn in this
+/// process, the profile's or a caller's); the error says how to provide one.
+///
+/// # Errors
+///
+/// When no TrueType font is found: set `GTAP_FONT`.
+pub fn ensure_font() -> io::Result<()> {
     static FONT: OnceLock<Result<(), String>> = OnceLock::new();
     FONT.get_or_init(|| {
         let mut candidates: Vec<PathBuf> = std::env::var_os("GTAP_FONT")
@@ -58,7 +63,7 @@ fn font() -> io::Result<()> {
 
 /// Draws the three pictures into `dir` as PNG and SVG; returns the paths.
 pub(super) fn write_all(p: &Profile, dir: &Path) -> io::Result<Vec<PathBuf>> {
-    font()?;
+    ensure_font()?;
     let mut out = Vec::new();
     for (name, size) in [
         ("timeline", (1600, 900)),

@@ -1,0 +1,458 @@
+//! `sweep`: the ablation sweeps of the scheduler on the GPU, and their log-log plots.
+//!
+//! - `sweep run OUT.csv [--reps N]` (GPU machine): fib(35), nqueens(16, cutoff 7) and
+//!   cilksort(2·10^7) over the worker count (grids of blocks of 32 and 256 threads, 1,024 to
+//!   131,072 threads; GTaP's `*_scaling_results.csv` points that fit on the chip at once), and
+//!   EPAQ on fib(40) over cutoffs 2..=18 with 1 and 3 queues. Every result is checked. Writes
+//!   one CSV line per point: `experiment,workload,block,threads,variant,x,kernel_ms`.
+//! - `sweep plot OUT.csv ANCHORS_DIR IMG_DIR` (anywhere): draws each experiment beside GTaP's
+//!   published curves from `ANCHORS_DIR` (`../shared/anchors/gtap-gh200`), with the ideal 1/P
+//!   line from each curve's first point, as PNG and SVG.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+use gtap::{Backend, Config, Runtime};
+use gtap_examples::{
+    apps::{
+        cilksort::{cilksort, CilkSort},
+        fib::{fib, fib_cutoff, Fib, FibCutoff},
+        nqueens::{nqueens, NQueens},
+    },
+    host, reference,
+};
+use plotters::prelude::*;
+
+const USAGE: &str =
+    "sweep run OUT.csv [--reps N] [--only scaling|epaq] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.first().map(String::as_str) {
+        Some("run") if args.len() >= 2 => {
+            let flag = |name: &str| {
+                args.iter()
+                    .position(|a| a == name)
+                    .and_then(|i| args.get(i + 1))
+                    .cloned()
+            };
+            let reps = flag("--reps")
+                .map_or(Ok(5), |s| s.parse::<usize>())
+                .map_err(|e| format!("--reps: {e}"));
+            let only = flag("--only");
+            reps.and_then(|reps| run(Path::new(&args[1]), reps, only.as_deref()))
+        }
+        Some("plot") if args.len() == 4 => plot(
+            Path::new(&args[1]),
+            Path::new(&args[2]),
+            Path::new(&args[3]),
+        ),
+        _ => Err(format!("usage: {USAGE}")),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sweep: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn gpu(config: Config) -> Result<Runtime, String> {
+    Runtime::with_ptx(
+        Config {
+            backend: Backend::Gpu,
+            ..config
+        },
+        host::PTX,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The median kernel time of `reps` runs of `f` (which checks its result).
+fn median_kernel(
+    rt: &mut Runtime,
+    reps: usize,
+    mut f: impl FnMut(&mut Runtime) -> Result<(), String>,
+) -> Result<f64, String> {
+    f(rt)?; // warm-up
+    let mut ms = Vec::new();
+    for _ in 0..reps {
+        f(rt)?;
+        ms.push(
+            rt.last_stats()
+                .and_then(|s| s.kernel_ms())
+                .ok_or("no kernel time")?,
+        );
+    }
+    Ok(host::median(&mut ms))
+}
+
+/// Appends `line` to the CSV at `out` (with the header when the file is new), so that a
+/// failure later in the sweep keeps the points already measured.
+fn append(out: &Path, line: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let new = !out.exists();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    if new {
+        writeln!(f, "experiment,workload,block,threads,variant,x,kernel_ms")
+            .map_err(|e| e.to_string())?;
+    }
+    writeln!(f, "{line}").map_err(|e| format!("{}: {e}", out.display()))
+}
+
+fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
+    if only.is_none_or(|o| o == "scaling") {
+        scaling(out, reps)?;
+    }
+    if only.is_none_or(|o| o == "epaq") {
+        epaq_sweep(out, reps)?;
+    }
+    Ok(())
+}
+
+fn scaling(out: &Path, reps: usize) -> Result<(), String> {
+    let keys = reference::random_keys(20_000_000, 7);
+    let (fib35, nq16) = (reference::fib_seq(35), reference::nqueens_seq(16));
+    for block in [32u32, 256] {
+        for k in 0..8 {
+            let threads = 1024u32 << k;
+            let grid = threads / block;
+            let mut rt = gpu(Config {
+                grid: Some(grid),
+                block,
+                ..Config::default()
+            })?;
+            for workload in ["fib", "nqueens", "cilksort"] {
+                let reps = if workload == "nqueens" && threads < 8192 {
+                    1
+                } else {
+                    reps
+                };
+                let t = match workload {
+                    "fib" => median_kernel(&mut rt, reps, |rt| {
+                        let r = rt.run::<Fib, _>(fib, (35,)).map_err(|e| e.to_string())?;
+                        (r == fib35).then_some(()).ok_or(format!("fib(35) = {r}"))
+                    }),
+                    "nqueens" => median_kernel(&mut rt, reps, |rt| {
+                        let count = rt.upload(&[0u64]).map_err(|e| e.to_string())?;
+                        rt.run::<NQueens, _>(nqueens, (16, 0, 0, 0, 0, 7, count.slice()))
+                            .map_err(|e| e.to_string())?;
+                        let got = rt.download(&count).map_err(|e| e.to_string())?[0];
+                        (got == nq16)
+                            .then_some(())
+                            .ok_or(format!("nqueens(16) = {got}"))
+                    }),
+                    _ => median_kernel(&mut rt, reps, |rt| {
+                        let data = rt.upload(&keys).map_err(|e| e.to_string())?;
+                        let tmp = rt
+                            .alloc_zeroed::<u32>(keys.len())
+                            .map_err(|e| e.to_string())?;
+                        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 64, 256))
+                            .map_err(|e| e.to_string())?;
+                        let out = rt.download(&data).map_err(|e| e.to_string())?;
+                        out.is_sorted()
+                            .then_some(())
+                            .ok_or("cilksort: not sorted".to_string())
+                    }),
+                };
+                match t {
+                    Ok(ms) => {
+                        println!("scaling {workload:<8} block {block:>3} threads {threads:>6}: {ms:9.3} ms");
+                        append(
+                            out,
+                            &format!("scaling,{workload},{block},{threads},ws,{threads},{ms}"),
+                        )?;
+                    }
+                    // A grid that is not co-resident is refused before launch: the sweep ends
+                    // at the chip's size; any other failure is an error.
+                    Err(e) if e.contains("co-resident") => {
+                        println!("scaling {workload:<8} block {block:>3} threads {threads:>6}: not co-resident, skipped");
+                    }
+                    Err(e) => return Err(format!("{workload} at {threads} threads: {e}")),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn epaq_sweep(out: &Path, reps: usize) -> Result<(), String> {
+    let fib40 = reference::fib_seq(40);
+    for queues in [1u32, 3] {
+        // At small cutoffs the 3-queue order holds many more records at once (children wait
+        // on queue 0 while queue 1 drains), so both variants get GTaP-sized pools.
+        let mut rt = gpu(Config {
+            queues,
+            tasks_per_warp: 131_072,
+            ..Config::default()
+        })?;
+        for cutoff in 2..=18u32 {
+            let ms = median_kernel(&mut rt, reps, |rt| {
+                let r = rt
+                    .run::<FibCutoff, _>(fib_cutoff, (40, cutoff, queues > 1))
+                    .map_err(|e| e.to_string())?;
+                (r == fib40)
+                    .then_some(())
+                    .ok_or(format!("fib_cutoff(40, {cutoff}) = {r}"))
+            });
+            match ms {
+                Ok(ms) => {
+                    println!("epaq fib(40) cutoff {cutoff:>2}, {queues} queue(s): {ms:8.3} ms");
+                    append(out, &format!("epaq,fib,32,0,{queues}queue,{cutoff},{ms}"))?;
+                }
+                // A pool too small for this cutoff is a measured outcome, not the sweep's end
+                // (the runtime stays usable after the error).
+                Err(e) if e.contains("pool exhausted") => {
+                    println!("epaq fib(40) cutoff {cutoff:>2}, {queues} queue(s): {e}");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Series name → points, for one chart.
+type Series = BTreeMap<String, Vec<(f64, f64)>>;
+
+fn read_csv(path: &Path) -> Result<Vec<Vec<String>>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(str::to_owned).collect())
+        .collect())
+}
+
+fn num(s: &str, what: &str) -> Result<f64, String> {
+    s.trim().parse().map_err(|e| format!("{what}: `{s}`: {e}"))
+}
+
+fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
+    gtap::profile::ensure_font().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(img).map_err(|e| e.to_string())?;
+    let rows = read_csv(ours)?;
+    for (workload, file, title) in [
+        ("fib", "fib_scaling_results.csv", "fib(35)"),
+        ("nqueens", "nq_scaling_results.csv", "nqueens(16), cutoff 7"),
+        ("cilksort", "cilksort_scaling_results.csv", "cilksort(2e7)"),
+    ] {
+        let mut series = Series::new();
+        for r in rows
+            .iter()
+            .filter(|r| r[0] == "scaling" && r[1] == workload)
+        {
+            series
+                .entry(format!("gtap-rs ws, block {}", r[2]))
+                .or_default()
+                .push((num(&r[3], "threads")?, num(&r[6], "ms")?));
+        }
+        // GTaP: block_size,total_threads,grid_size,max_tasks_per_warp,ws_med,..,gq_med,..,chaselev_med
+        for r in read_csv(&anchors.join(file))? {
+            if r[0] != "32" && r[0] != "256" {
+                continue;
+            }
+            let threads = num(&r[1], "total_threads")?;
+            for (col, name) in [(4, "ws"), (7, "gq"), (10, "chaselev")] {
+                let ms = num(&r[col], name)?;
+                if ms > 0.0 {
+                    series
+                        .entry(format!("GTaP {name}, block {}", r[0]))
+                        .or_default()
+                        .push((threads, ms));
+                }
+            }
+        }
+        draw_loglog(
+            &series,
+            &format!("{title}: kernel ms vs threads (GTaP: GH200, published)"),
+            &img.join(format!("scaling-{workload}")),
+        )?;
+    }
+    let mut series = Series::new();
+    for r in rows.iter().filter(|r| r[0] == "epaq") {
+        series
+            .entry(format!("gtap-rs {}", r[4]))
+            .or_default()
+            .push((num(&r[5], "cutoff")?, num(&r[6], "ms")?));
+    }
+    for r in read_csv(&anchors.join("epaq_performance_results_fib.csv"))? {
+        let cutoff = num(&r[0], "cutoff")?;
+        series
+            .entry("GTaP 1queue".into())
+            .or_default()
+            .push((cutoff, num(&r[1], "1queue")?));
+        series
+            .entry("GTaP 3queue".into())
+            .or_default()
+            .push((cutoff, num(&r[4], "3queue")?));
+    }
+    draw_epaq(&series, &img.join("epaq-fib"))
+}
+
+fn colour(i: usize) -> RGBColor {
+    const C: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    C[i % C.len()]
+}
+
+fn draw_loglog(series: &Series, title: &str, stem: &Path) -> Result<(), String> {
+    for ext in ["png", "svg"] {
+        let path = stem.with_extension(ext);
+        let r = if ext == "png" {
+            loglog(
+                BitMapBackend::new(&path, (1100, 700)).into_drawing_area(),
+                series,
+                title,
+            )
+        } else {
+            loglog(
+                SVGBackend::new(&path, (1100, 700)).into_drawing_area(),
+                series,
+                title,
+            )
+        };
+        r.map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn loglog<DB: DrawingBackend>(
+    area: DrawingArea<DB, plotters::coord::Shift>,
+    series: &Series,
+    title: &str,
+) -> Result<(), Box<dyn std::error::Error + 'static>>
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let pts = series.values().flatten();
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, 0f64, f64::MAX, 0f64);
+    for &(x, y) in pts {
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+    }
+    let mut chart = ChartBuilder::on(&area)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (x0 * 0.8..x1 * 1.25).log_scale(),
+            (y0 * 0.5..y1 * 2.0).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("threads (grid x block)")
+        .y_desc("kernel ms")
+        .draw()?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let c = colour(i);
+        let style = if name.starts_with("GTaP") {
+            c.stroke_width(1)
+        } else {
+            c.stroke_width(3)
+        };
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), style))?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        if name.starts_with("gtap-rs") {
+            if let Some(&(px, py)) = points.first() {
+                let ideal: Vec<(f64, f64)> =
+                    points.iter().map(|&(x, _)| (x, py * px / x)).collect();
+                chart.draw_series(DashedLineSeries::new(
+                    ideal,
+                    4,
+                    4,
+                    c.mix(0.6).stroke_width(1),
+                ))?;
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    area.present()?;
+    Ok(())
+}
+
+fn draw_epaq(series: &Series, stem: &Path) -> Result<(), String> {
+    for ext in ["png", "svg"] {
+        let path = stem.with_extension(ext);
+        let r = if ext == "png" {
+            epaq(
+                BitMapBackend::new(&path, (1000, 600)).into_drawing_area(),
+                series,
+            )
+        } else {
+            epaq(
+                SVGBackend::new(&path, (1000, 600)).into_drawing_area(),
+                series,
+            )
+        };
+        r.map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn epaq<DB: DrawingBackend>(
+    area: DrawingArea<DB, plotters::coord::Shift>,
+    series: &Series,
+) -> Result<(), Box<dyn std::error::Error + 'static>>
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let top = series.values().flatten().map(|p| p.1).fold(0f64, f64::max);
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            "EPAQ on fib(40): kernel ms vs cutoff, 1 vs 3 queues (GTaP: GH200, published)",
+            ("sans-serif", 20),
+        )
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(1.5f64..18.5, (1.0f64..top * 1.5).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("cutoff")
+        .y_desc("kernel ms")
+        .draw()?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let c = colour(i);
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                c.stroke_width(if name.starts_with("GTaP") { 1 } else { 3 }),
+            ))?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    area.present()?;
+    Ok(())
+}
