@@ -34,6 +34,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "mergesort 10^7"                      120 $B/mergesort 10000000 --gpu
   check "cilksort 10^8"                       180 $B/cilksort 100000000 --gpu
   check "binary tree depth 22"                120 $B/binary_tree 22 256 256 --gpu --reps 3
+  check "pruned 3-ary tree depth 28"          120 $B/pruned_tree 28 --gpu --reps 3
   check "BFS, R-MAT 2^22 vertices"            180 $B/bfs rmat 22 --gpu --reps 3
   check "BFS, 2048 x 2048 grid"               180 $B/bfs grid 2048 2048 --gpu --reps 3
   check "SpMV 10^6 rows"                      120 $B/spmv random 1000000 64 --gpu --reps 3

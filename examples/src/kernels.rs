@@ -2,7 +2,7 @@
 
 use crate::apps::{
     bfs::Bfs, binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff,
-    mergesort::MergeSort, nqueens::NQueens, spmv::Spmv,
+    mergesort::MergeSort, nqueens::NQueens, pruned_tree::PrunedTree, spmv::Spmv,
 };
 
 gtap::kernel!(Fib);
@@ -13,3 +13,4 @@ gtap::kernel!(CilkSort);
 gtap::kernel!(BinaryTree);
 gtap::kernel!(Bfs);
 gtap::kernel!(Spmv);
+gtap::kernel!(PrunedTree);

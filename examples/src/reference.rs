@@ -286,6 +286,79 @@ pub fn tree_rayon(
     children + seq::tree_node_work(node, mem_ops, compute_iters, data)
 }
 
+/// The pruned 3-ary tree's checksum, sequentially (same child order and sums as the task).
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn pruned_tree_seq(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    seed: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+) -> (f64, u64) {
+    use crate::apps::pruned_tree::child_kept;
+    let mut sums = [0.0; 3];
+    let mut nodes = 1;
+    if depth < max_depth {
+        for (c, sum) in sums.iter_mut().enumerate() {
+            if child_kept(seed, node, c as u64, depth, max_depth) {
+                let (s, n) = pruned_tree_seq(
+                    depth + 1,
+                    max_depth,
+                    3 * node + 1 + c as u64,
+                    seed,
+                    mem_ops,
+                    compute_iters,
+                    data,
+                );
+                *sum = s;
+                nodes += n;
+            }
+        }
+    }
+    (
+        sums[0] + sums[1] + sums[2] + seq::tree_node_work(node, mem_ops, compute_iters, data),
+        nodes,
+    )
+}
+
+/// The pruned 3-ary tree's checksum and node count with `rayon::join` at every node.
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn pruned_tree_rayon(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    seed: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+) -> (f64, u64) {
+    use crate::apps::pruned_tree::child_kept;
+    let child = |c: u64| {
+        if depth < max_depth && child_kept(seed, node, c, depth, max_depth) {
+            pruned_tree_rayon(
+                depth + 1,
+                max_depth,
+                3 * node + 1 + c,
+                seed,
+                mem_ops,
+                compute_iters,
+                data,
+            )
+        } else {
+            (0.0, 0)
+        }
+    };
+    let (a, (b, c)) = rayon::join(|| child(0), || rayon::join(|| child(1), || child(2)));
+    (
+        a.0 + b.0 + c.0 + seq::tree_node_work(node, mem_ops, compute_iters, data),
+        1 + a.1 + b.1 + c.1,
+    )
+}
+
 /// `n` pseudo-random 32-bit keys from `seed` (xorshift64*), for the sorts.
 #[must_use]
 pub fn random_keys(n: usize, seed: u64) -> Vec<u32> {

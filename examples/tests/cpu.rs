@@ -124,3 +124,34 @@ fn cilkmerge_with_cutoff_one_terminates() {
         &rt.download(&data).unwrap()
     ));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pruned_tree_matches_sequential(depth in 1u32..11, mem_ops in 0u32..8, compute_iters in 0u32..8, seed in any::<u64>()) {
+        use gtap_examples::apps::pruned_tree::{pruned_tree, PrunedTree};
+        let mut rt = cpu();
+        let mut values = reference::random_f64(1000, seed);
+        let data = rt.upload(&values).unwrap();
+        let got = rt.run::<PrunedTree, _>(pruned_tree, (0, depth, 0, seed, mem_ops, compute_iters, data.slice())).unwrap();
+        let tasks = rt.last_stats().unwrap().tasks;
+        // SAFETY: `values` outlives these calls.
+        let host = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let (expected, nodes) = reference::pruned_tree_seq(0, depth, 0, seed, mem_ops, compute_iters, host);
+        prop_assert_eq!(got.to_bits(), expected.to_bits());
+        prop_assert_eq!(tasks, nodes, "one task per existing node");
+        prop_assert_eq!(reference::pruned_tree_rayon(0, depth, 0, seed, mem_ops, compute_iters, host), (expected, nodes));
+    }
+}
+
+#[test]
+fn pruned_tree_thins_with_depth() {
+    use gtap_examples::apps::pruned_tree::child_kept;
+    // P(kept) = 1 - d/D: always at depth 0, never at depth D, about half at D/2.
+    let (d, n) = (20u32, 20_000u64);
+    assert!((0..n).all(|i| child_kept(7, i, 0, 0, d)));
+    assert!((0..n).all(|i| !child_kept(7, i, 1, d, d)));
+    let half = (0..n).filter(|&i| child_kept(7, i, 2, d / 2, d)).count() as f64 / n as f64;
+    assert!((half - 0.5).abs() < 0.02, "kept fraction at D/2: {half}");
+}

@@ -7,5 +7,6 @@ pub mod cilksort;
 pub mod fib;
 pub mod mergesort;
 pub mod nqueens;
+pub mod pruned_tree;
 pub mod seq;
 pub mod spmv;

@@ -20,6 +20,7 @@ use gtap_examples::{
         fib::{fib, fib_cutoff, Fib, FibCutoff},
         mergesort::{mergesort, MergeSort},
         nqueens::{nqueens, NQueens},
+        pruned_tree::{pruned_tree, PrunedTree},
         spmv::{spmv, Spmv},
     },
     host::{self, Opts},
@@ -493,6 +494,48 @@ impl Bench {
         Ok(())
     }
 
+    /// GTaP's pruned 3-ary tree (child kept with probability 1 - d/D), m = c = 256, checked
+    /// against (and timed beside) rayon; the sequential run only at CPU sizes.
+    fn pruned_tree(&mut self) -> Result<(), String> {
+        let depths: &[u32] = if self.gpu { &[28, 32, 34] } else { &[20, 24] };
+        let (m, c, seed) = (256, 256, 1);
+        let mut values = reference::random_f64(1 << 20, 3);
+        // SAFETY: `values` outlives every use of the handle in this function.
+        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let data = self.rt.upload(&values).map_err(err)?;
+        for &depth in depths {
+            let (expected, nodes) =
+                reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data);
+            let name = self.gtap_name();
+            let reps = self.reps;
+            let gtap = measure(&name, reps, || {
+                let r = self
+                    .rt
+                    .run::<PrunedTree, _>(pruned_tree, (0, depth, 0, seed, m, c, data.slice()))
+                    .map_err(err)?;
+                if r.to_bits() != expected.to_bits() {
+                    return Err(format!("pruned tree D={depth}: {r}, expected {expected}"));
+                }
+                Ok(self.kernel_ms())
+            })?;
+            let rayon = measure("rayon::join at every node", reps, || {
+                Ok(
+                    (reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data)
+                        .0
+                        .to_bits()
+                        == expected.to_bits())
+                    .then_some(None)
+                    .ok_or("rayon wrong")?,
+                )
+            })?;
+            print_table(
+                &format!("pruned 3-ary tree, depth {depth} ({nodes} nodes), mem_ops {m}, compute_iters {c}"),
+                &[gtap, rayon],
+            );
+        }
+        Ok(())
+    }
+
     /// The profiler's cost: fib(36) with the unprofiled kernel and with the profiled one.
     fn profile_overhead(&mut self) -> Result<(), String> {
         if !self.gpu {
@@ -630,7 +673,7 @@ fn main() -> ExitCode {
         only,
     };
     let mut failed = false;
-    let all: [(&str, Workload); 10] = [
+    let all: [(&str, Workload); 11] = [
         ("fib", Bench::fib),
         ("nqueens", Bench::nqueens),
         ("cilksort", |b| b.sort("cilksort")),
@@ -641,6 +684,7 @@ fn main() -> ExitCode {
         ("bfs", Bench::bfs),
         ("spmv", Bench::spmv),
         ("profile", Bench::profile_overhead),
+        ("pruned_tree", Bench::pruned_tree),
     ];
     for (name, f) in all {
         if !b.wants(name) {
