@@ -155,3 +155,42 @@ fn pruned_tree_thins_with_depth() {
     let half = (0..n).filter(|&i| child_kept(7, i, 2, d / 2, d)).count() as f64 / n as f64;
     assert!((half - 0.5).abs() < 0.02, "kept fraction at D/2: {half}");
 }
+
+#[test]
+fn nqueens_epaq_matches_sequential() {
+    use gtap_examples::apps::nqueens::{nqueens_epaq, NQueensEpaq};
+    let mut rt = Runtime::new(Config {
+        backend: Backend::Cpu,
+        workers: 3,
+        queues: 2,
+        ..Config::default()
+    })
+    .unwrap();
+    for (n, cutoff) in [(6, 2), (8, 3), (9, 9), (10, 4)] {
+        let count = rt.upload(&[0u64]).unwrap();
+        rt.run::<NQueensEpaq, _>(nqueens_epaq, (n, 0, 0, 0, 0, cutoff, count.slice()))
+            .unwrap();
+        assert_eq!(
+            rt.download(&count).unwrap()[0],
+            reference::nqueens_seq(n),
+            "n {n}"
+        );
+    }
+    // With one queue the hint 1 is out of range: a typed error, not a wrong count.
+    let mut one = cpu();
+    let count = one.upload(&[0u64]).unwrap();
+    let err = one
+        .run::<NQueensEpaq, _>(nqueens_epaq, (8, 0, 0, 0, 0, 3, count.slice()))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            gtap::Error::InvalidQueue {
+                queue: 1,
+                queues: 1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}

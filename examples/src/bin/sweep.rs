@@ -18,14 +18,13 @@ use gtap_examples::{
     apps::{
         cilksort::{cilksort, CilkSort},
         fib::{fib, fib_cutoff, Fib, FibCutoff},
-        nqueens::{nqueens, NQueens},
+        nqueens::{nqueens, nqueens_epaq, NQueens, NQueensEpaq},
     },
     host, reference,
 };
 use plotters::prelude::*;
 
-const USAGE: &str =
-    "sweep run OUT.csv [--reps N] [--only scaling|epaq] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
+const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|epaq|epaq-nq] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -112,6 +111,9 @@ fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
     }
     if only.is_none_or(|o| o == "epaq") {
         epaq_sweep(out, reps)?;
+    }
+    if only.is_none_or(|o| o == "epaq-nq") {
+        epaq_nqueens(out, reps)?;
     }
     Ok(())
 }
@@ -218,6 +220,39 @@ fn epaq_sweep(out: &Path, reps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// nqueens(16) over cutoffs 3..=10: 1 queue vs 2 (leaf-bound children on queue 1).
+fn epaq_nqueens(out: &Path, reps: usize) -> Result<(), String> {
+    let expected = reference::nqueens_seq(16);
+    for queues in [1u32, 2] {
+        let mut rt = gpu(Config {
+            queues,
+            ..Config::default()
+        })?;
+        for cutoff in 3..=10u32 {
+            let ms = median_kernel(&mut rt, reps, |rt| {
+                let count = rt.upload(&[0u64]).map_err(|e| e.to_string())?;
+                let args = (16, 0, 0, 0, 0, cutoff, count.slice());
+                if queues == 1 {
+                    rt.run::<NQueens, _>(nqueens, args)
+                } else {
+                    rt.run::<NQueensEpaq, _>(nqueens_epaq, args)
+                }
+                .map_err(|e| e.to_string())?;
+                let got = rt.download(&count).map_err(|e| e.to_string())?[0];
+                (got == expected)
+                    .then_some(())
+                    .ok_or(format!("nqueens(16, cutoff {cutoff}) = {got}"))
+            })?;
+            println!("epaq nqueens(16) cutoff {cutoff:>2}, {queues} queue(s): {ms:8.3} ms");
+            append(
+                out,
+                &format!("epaq,nqueens,32,0,{queues}queue,{cutoff},{ms}"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Series name → points, for one chart.
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
@@ -278,7 +313,7 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
         )?;
     }
     let mut series = Series::new();
-    for r in rows.iter().filter(|r| r[0] == "epaq") {
+    for r in rows.iter().filter(|r| r[0] == "epaq" && r[1] == "fib") {
         series
             .entry(format!("gtap-rs {}", r[4]))
             .or_default()
