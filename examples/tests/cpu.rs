@@ -60,9 +60,18 @@ proptest! {
         let mut rt = cpu();
         let data = rt.upload(&keys).unwrap();
         let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
-        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff)).unwrap();
+        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff, false)).unwrap();
         let out = rt.download(&data).unwrap();
         prop_assert!(reference::is_sorted_permutation(&keys, &out));
+    }
+
+    #[test]
+    fn cilksort_epaq_sorts(keys in proptest::collection::vec(any::<u32>(), 0..3000), sort_cutoff in 1usize..100, merge_cutoff in 1usize..100) {
+        let mut rt = Runtime::new(Config { backend: Backend::Cpu, workers: 3, queues: 3, ..Config::default() }).unwrap();
+        let data = rt.upload(&keys).unwrap();
+        let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
+        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff, true)).unwrap();
+        prop_assert!(reference::is_sorted_permutation(&keys, &rt.download(&data).unwrap()));
     }
 
     #[test]
@@ -117,7 +126,7 @@ fn cilkmerge_with_cutoff_one_terminates() {
     let mut rt = cpu();
     let data = rt.upload(&keys).unwrap();
     let tmp = rt.alloc_zeroed::<u32>(keys.len()).unwrap();
-    rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 1, 1))
+    rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 1, 1, false))
         .unwrap();
     assert!(reference::is_sorted_permutation(
         &keys,

@@ -269,7 +269,7 @@ impl Bench {
             let tmp = self.rt.alloc_zeroed::<u32>(n).map_err(err)?;
             if cilk {
                 self.rt
-                    .run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 64, 256))
+                    .run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 64, 256, false))
                     .map_err(err)?;
             } else {
                 self.rt

@@ -33,7 +33,7 @@ fn main() -> ExitCode {
             let tmp = rt.alloc_zeroed::<u32>(n)?;
             rt.run::<CilkSort, _>(
                 cilksort,
-                (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff),
+                (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff, false),
             )?;
             rt.download(&data)
         };

@@ -24,7 +24,7 @@ use gtap_examples::{
 };
 use plotters::prelude::*;
 
-const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|epaq|epaq-nq] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
+const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|epaq|epaq-nq|epaq-cilksort] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -115,6 +115,9 @@ fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
     if only.is_none_or(|o| o == "epaq-nq") {
         epaq_nqueens(out, reps)?;
     }
+    if only.is_none_or(|o| o == "epaq-cilksort") {
+        epaq_cilksort(out, reps)?;
+    }
     Ok(())
 }
 
@@ -155,8 +158,11 @@ fn scaling(out: &Path, reps: usize) -> Result<(), String> {
                         let tmp = rt
                             .alloc_zeroed::<u32>(keys.len())
                             .map_err(|e| e.to_string())?;
-                        rt.run::<CilkSort, _>(cilksort, (data.slice(), tmp.slice(), 64, 256))
-                            .map_err(|e| e.to_string())?;
+                        rt.run::<CilkSort, _>(
+                            cilksort,
+                            (data.slice(), tmp.slice(), 64, 256, false),
+                        )
+                        .map_err(|e| e.to_string())?;
                         let out = rt.download(&data).map_err(|e| e.to_string())?;
                         out.is_sorted()
                             .then_some(())
@@ -247,6 +253,40 @@ fn epaq_nqueens(out: &Path, reps: usize) -> Result<(), String> {
             append(
                 out,
                 &format!("epaq,nqueens,32,0,{queues}queue,{cutoff},{ms}"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// cilksort(5·10^7) over cutoffs 64..=4096 (sort and merge cutoff alike): 1 queue vs 3
+/// (sequential sorts on queue 1, sequential merges on queue 2).
+fn epaq_cilksort(out: &Path, reps: usize) -> Result<(), String> {
+    let keys = reference::random_keys(50_000_000, 5);
+    for queues in [1u32, 3] {
+        let mut rt = gpu(Config {
+            queues,
+            ..Config::default()
+        })?;
+        let tmp = rt
+            .alloc_zeroed::<u32>(keys.len())
+            .map_err(|e| e.to_string())?;
+        for k in 0..7 {
+            let cutoff = 64usize << k;
+            let ms = median_kernel(&mut rt, reps, |rt| {
+                let data = rt.upload(&keys).map_err(|e| e.to_string())?;
+                let args = (data.slice(), tmp.slice(), cutoff, cutoff, queues > 1);
+                rt.run::<CilkSort, _>(cilksort, args)
+                    .map_err(|e| e.to_string())?;
+                let out = rt.download(&data).map_err(|e| e.to_string())?;
+                out.is_sorted()
+                    .then_some(())
+                    .ok_or(format!("cilksort cutoff {cutoff}: not sorted"))
+            })?;
+            println!("epaq cilksort(5e7) cutoff {cutoff:>4}, {queues} queue(s): {ms:8.3} ms");
+            append(
+                out,
+                &format!("epaq,cilksort,32,0,{queues}queue,{cutoff},{ms}"),
             )?;
         }
     }
