@@ -352,25 +352,57 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
             &img.join(format!("scaling-{workload}")),
         )?;
     }
-    let mut series = Series::new();
-    for r in rows.iter().filter(|r| r[0] == "epaq" && r[1] == "fib") {
-        series
-            .entry(format!("gtap-rs {}", r[4]))
-            .or_default()
-            .push((num(&r[5], "cutoff")?, num(&r[6], "ms")?));
+    for (workload, file, title, many, log2) in [
+        (
+            "fib",
+            "epaq_performance_results_fib.csv",
+            "fib(40), 1 vs 3 queues",
+            "3queue",
+            false,
+        ),
+        (
+            "nqueens",
+            "epaq_performance_results_nq.csv",
+            "nqueens(16), 1 vs 2 queues",
+            "2queue",
+            false,
+        ),
+        (
+            "cilksort",
+            "epaq_performance_results_cilksort.csv",
+            "cilksort(5e7), 1 vs 3 queues",
+            "3queue",
+            true,
+        ),
+    ] {
+        // Cutoffs that double (cilksort) are drawn on a log2 axis.
+        let x = |v: f64| if log2 { v.log2() } else { v };
+        let mut series = Series::new();
+        for r in rows.iter().filter(|r| r[0] == "epaq" && r[1] == workload) {
+            series
+                .entry(format!("gtap-rs {}", r[4]))
+                .or_default()
+                .push((x(num(&r[5], "cutoff")?), num(&r[6], "ms")?));
+        }
+        if series.is_empty() {
+            continue;
+        }
+        for r in read_csv(&anchors.join(file))? {
+            let cutoff = x(num(&r[0], "cutoff")?);
+            series
+                .entry("GTaP 1queue".into())
+                .or_default()
+                .push((cutoff, num(&r[1], "1queue")?));
+            series
+                .entry(format!("GTaP {many}"))
+                .or_default()
+                .push((cutoff, num(&r[4], many)?));
+        }
+        let title = format!("EPAQ on {title}: kernel ms vs cutoff (GTaP: GH200, published)");
+        let axis = if log2 { "log2(cutoff)" } else { "cutoff" };
+        draw_epaq(&series, &title, axis, &img.join(format!("epaq-{workload}")))?;
     }
-    for r in read_csv(&anchors.join("epaq_performance_results_fib.csv"))? {
-        let cutoff = num(&r[0], "cutoff")?;
-        series
-            .entry("GTaP 1queue".into())
-            .or_default()
-            .push((cutoff, num(&r[1], "1queue")?));
-        series
-            .entry("GTaP 3queue".into())
-            .or_default()
-            .push((cutoff, num(&r[4], "3queue")?));
-    }
-    draw_epaq(&series, &img.join("epaq-fib"))
+    Ok(())
 }
 
 fn colour(i: usize) -> RGBColor {
@@ -470,18 +502,22 @@ where
     Ok(())
 }
 
-fn draw_epaq(series: &Series, stem: &Path) -> Result<(), String> {
+fn draw_epaq(series: &Series, title: &str, axis: &str, stem: &Path) -> Result<(), String> {
     for ext in ["png", "svg"] {
         let path = stem.with_extension(ext);
         let r = if ext == "png" {
             epaq(
                 BitMapBackend::new(&path, (1000, 600)).into_drawing_area(),
                 series,
+                title,
+                axis,
             )
         } else {
             epaq(
                 SVGBackend::new(&path, (1000, 600)).into_drawing_area(),
                 series,
+                title,
+                axis,
             )
         };
         r.map_err(|e| format!("{}: {e}", path.display()))?;
@@ -493,24 +529,26 @@ fn draw_epaq(series: &Series, stem: &Path) -> Result<(), String> {
 fn epaq<DB: DrawingBackend>(
     area: DrawingArea<DB, plotters::coord::Shift>,
     series: &Series,
+    title: &str,
+    axis: &str,
 ) -> Result<(), Box<dyn std::error::Error + 'static>>
 where
     DB::ErrorType: 'static,
 {
     area.fill(&WHITE)?;
-    let top = series.values().flatten().map(|p| p.1).fold(0f64, f64::max);
+    let pts = || series.values().flatten();
+    let top = pts().map(|p| p.1).fold(0f64, f64::max);
+    let bottom = pts().map(|p| p.1).fold(f64::MAX, f64::min);
+    let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let mut chart = ChartBuilder::on(&area)
-        .caption(
-            "EPAQ on fib(40): kernel ms vs cutoff, 1 vs 3 queues (GTaP: GH200, published)",
-            ("sans-serif", 20),
-        )
+        .caption(title, ("sans-serif", 20))
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(1.5f64..18.5, (1.0f64..top * 1.5).log_scale())?;
+        .build_cartesian_2d(x0 - 0.5..x1 + 0.5, (bottom * 0.7..top * 1.5).log_scale())?;
     chart
         .configure_mesh()
-        .x_desc("cutoff")
+        .x_desc(axis)
         .y_desc("kernel ms")
         .draw()?;
     for (i, (name, points)) in series.iter().enumerate() {
