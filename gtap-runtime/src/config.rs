@@ -68,6 +68,10 @@ pub struct Config {
     /// `RunStats::profile` holds every warp's batches; records past this capacity are counted
     /// as dropped, never silently lost. Each record is 56 bytes per warp.
     pub profile_records: u32,
+    /// GPU: claim up to 32 deque entries with one CAS (default `true`, gtap's scheduler);
+    /// `false` claims one entry per CAS, like a sequence of Chase-Lev pops and steals (GTaP's
+    /// `chaselev` ablation). For measurements only.
+    pub batched_claims: bool,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -87,6 +91,7 @@ impl Default for Config {
             max_registers: None,
             watchdog: Duration::from_secs(10),
             profile_records: 0,
+            batched_claims: true,
             backend: Backend::Auto,
         }
     }

@@ -24,7 +24,7 @@ use gtap_examples::{
 };
 use plotters::prelude::*;
 
-const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|epaq|epaq-nq|epaq-cilksort] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
+const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|scaling-single|epaq|epaq-nq|epaq-cilksort] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -107,7 +107,10 @@ fn append(out: &Path, line: &str) -> Result<(), String> {
 
 fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
     if only.is_none_or(|o| o == "scaling") {
-        scaling(out, reps)?;
+        scaling(out, reps, true)?;
+    }
+    if only.is_none_or(|o| o == "scaling-single") {
+        scaling(out, reps, false)?;
     }
     if only.is_none_or(|o| o == "epaq") {
         epaq_sweep(out, reps)?;
@@ -121,15 +124,23 @@ fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-fn scaling(out: &Path, reps: usize) -> Result<(), String> {
+/// Worker-count sweep; `batched = false` is the one-CAS-per-entry ablation (variant
+/// `single`, blocks of 32 only), `true` gtap's scheduler (variant `ws`).
+fn scaling(out: &Path, reps: usize, batched: bool) -> Result<(), String> {
+    let (variant, blocks): (&str, &[u32]) = if batched {
+        ("ws", &[32, 256])
+    } else {
+        ("single", &[32])
+    };
     let keys = reference::random_keys(20_000_000, 7);
     let (fib35, nq16) = (reference::fib_seq(35), reference::nqueens_seq(16));
-    for block in [32u32, 256] {
+    for &block in blocks {
         for k in 0..8 {
             let threads = 1024u32 << k;
             let grid = threads / block;
             let mut rt = gpu(Config {
                 grid: Some(grid),
+                batched_claims: batched,
                 block,
                 ..Config::default()
             })?;
@@ -171,10 +182,12 @@ fn scaling(out: &Path, reps: usize) -> Result<(), String> {
                 };
                 match t {
                     Ok(ms) => {
-                        println!("scaling {workload:<8} block {block:>3} threads {threads:>6}: {ms:9.3} ms");
+                        println!("scaling {variant:<6} {workload:<8} block {block:>3} threads {threads:>6}: {ms:9.3} ms");
                         append(
                             out,
-                            &format!("scaling,{workload},{block},{threads},ws,{threads},{ms}"),
+                            &format!(
+                                "scaling,{workload},{block},{threads},{variant},{threads},{ms}"
+                            ),
                         )?;
                     }
                     // A grid that is not co-resident is refused before launch: the sweep ends
@@ -326,7 +339,11 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
             .filter(|r| r[0] == "scaling" && r[1] == workload)
         {
             series
-                .entry(format!("gtap-rs ws, block {}", r[2]))
+                .entry(if r[4] == "ws" {
+                    format!("gtap-rs ws, block {}", r[2])
+                } else {
+                    format!("gtap-rs one CAS per entry, block {}", r[2])
+                })
                 .or_default()
                 .push((num(&r[3], "threads")?, num(&r[6], "ms")?));
         }

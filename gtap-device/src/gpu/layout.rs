@@ -221,6 +221,8 @@ pub struct Params {
     pub profile_counts: u64,
     /// Profiled kernel only: records per warp.
     pub profile_cap: u32,
+    /// Ablation (`Config::batched_claims = false`): 1 to claim deque entries one CAS each.
+    pub single_claims: u32,
 }
 
 const _: () = assert!(

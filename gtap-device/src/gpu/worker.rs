@@ -58,6 +58,8 @@ pub(crate) struct Warp {
     error: *mut ErrorRecord,
     root_slot: u32,
     max_children: u32,
+    /// Ablation: claim deque entries one CAS per entry (`Config::batched_claims = false`).
+    single_claims: bool,
     warp: u32,
     lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
@@ -296,24 +298,41 @@ impl Warp {
             if a::ld_relaxed_cta_u32(sq.add(3)) == 0 {
                 return (0, 0);
             }
-            loop {
+            // Claimed entries are the newest `got` ones, contiguous below the tail, whether
+            // they were claimed in one CAS (the default) or one CAS each (the ablation).
+            let mut got = 0;
+            while got < max {
                 // Ordering: relaxed, scope .gpu; the CAS below decides.
                 let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
                 if c == 0 {
                     a::st_relaxed_cta_u32(sq.add(3), 0);
-                    return (0, 0);
+                    break;
                 }
-                let claim = if c < max { c } else { max };
+                let rest = max - got;
+                let claim = if self.single_claims {
+                    1
+                } else if c < rest {
+                    c
+                } else {
+                    rest
+                };
                 // Ordering: relaxed, scope .gpu; the entries were written by this warp, and the
                 // batch's fence.acq_rel.gpu after this claim orders everything else.
                 if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
                     a::st_relaxed_cta_u32(sq.add(3), c - claim);
-                    // Ordering: relaxed, scope .cta; the tail is this warp's own.
-                    let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(claim);
-                    a::st_relaxed_cta_u32(sq, t);
-                    return (t, claim);
+                    got += claim;
+                    if !self.single_claims {
+                        break;
+                    }
                 }
             }
+            if got == 0 {
+                return (0, 0);
+            }
+            // Ordering: relaxed, scope .cta; the tail is this warp's own.
+            let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(got);
+            a::st_relaxed_cta_u32(sq, t);
+            (t, got)
         }
     }
 
@@ -345,25 +364,35 @@ impl Warp {
                     if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).lock), 0, 1) != 0 {
                         continue;
                     }
-                    loop {
+                    // Up to half the entries (at most 32), from the head: in one CAS, or (the
+                    // ablation) one CAS per entry while the lock is held.
+                    let mut got = 0u32;
+                    let mut want = 32u32;
+                    while got < want {
                         // Ordering: relaxed, scope .gpu; the CAS below decides.
                         let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
                         if c == 0 {
-                            // Ordering: release, scope .gpu; unlock.
-                            a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
                             break;
                         }
-                        let half = c.div_ceil(2);
-                        let claim = if half < 32 { half } else { 32 };
+                        if got == 0 {
+                            let half = c.div_ceil(2);
+                            want = if half < 32 { half } else { 32 };
+                        }
+                        let claim = if self.single_claims { 1 } else { want };
                         // Ordering: acquire, scope .gpu; pairs with the victim's fence + add
                         // that published the entries (and the tasks' frames).
                         if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c
                         {
-                            // Ordering: relaxed, scope .gpu; written only under the lock we hold.
-                            let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
-                            return (v, q, head, claim);
+                            got += claim;
                         }
                     }
+                    if got > 0 {
+                        // Ordering: relaxed, scope .gpu; written only under the lock we hold.
+                        let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
+                        return (v, q, head, got);
+                    }
+                    // Ordering: release, scope .gpu; unlock.
+                    a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
                 }
             }
         }
@@ -624,6 +653,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
         error: p.error as *mut ErrorRecord,
         root_slot: p.root_slot,
         max_children: p.max_children,
+        single_claims: p.single_claims != 0,
         warp,
         lane,
         smem,

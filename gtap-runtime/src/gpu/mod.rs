@@ -377,6 +377,7 @@ impl Inner {
             profile: profile.records,
             profile_counts: profile.counts,
             profile_cap: self.config.profile_records,
+            single_claims: u32::from(!self.config.batched_claims),
         };
         let control = Control {
             live: 1,
