@@ -2,8 +2,7 @@
 
 use crate::apps::{
     bfs::Bfs, binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff,
-    mergesort::MergeSort, nqueens::NQueens, nqueens::NQueensEpaq, pruned_tree::PrunedTree,
-    spmv::Spmv,
+    mergesort::MergeSort, nqueens::NQueens, pruned_tree::PrunedTree, spmv::Spmv,
 };
 
 gtap::kernel!(Fib);
@@ -15,4 +14,3 @@ gtap::kernel!(BinaryTree);
 gtap::kernel!(Bfs);
 gtap::kernel!(Spmv);
 gtap::kernel!(PrunedTree);
-gtap::kernel!(NQueensEpaq);

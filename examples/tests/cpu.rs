@@ -41,7 +41,7 @@ proptest! {
     fn nqueens_matches_sequential(n in 1u32..10, cutoff in 0u32..10) {
         let mut rt = cpu();
         let count = rt.upload(&[0u64]).unwrap();
-        rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, count.slice())).unwrap();
+        rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice())).unwrap();
         prop_assert_eq!(rt.download(&count).unwrap()[0], reference::nqueens_seq(n));
     }
 
@@ -167,7 +167,6 @@ fn pruned_tree_thins_with_depth() {
 
 #[test]
 fn nqueens_epaq_matches_sequential() {
-    use gtap_examples::apps::nqueens::{nqueens_epaq, NQueensEpaq};
     let mut rt = Runtime::new(Config {
         backend: Backend::Cpu,
         workers: 3,
@@ -177,7 +176,7 @@ fn nqueens_epaq_matches_sequential() {
     .unwrap();
     for (n, cutoff) in [(6, 2), (8, 3), (9, 9), (10, 4)] {
         let count = rt.upload(&[0u64]).unwrap();
-        rt.run::<NQueensEpaq, _>(nqueens_epaq, (n, 0, 0, 0, 0, cutoff, count.slice()))
+        rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 1, count.slice()))
             .unwrap();
         assert_eq!(
             rt.download(&count).unwrap()[0],
@@ -189,7 +188,7 @@ fn nqueens_epaq_matches_sequential() {
     let mut one = cpu();
     let count = one.upload(&[0u64]).unwrap();
     let err = one
-        .run::<NQueensEpaq, _>(nqueens_epaq, (8, 0, 0, 0, 0, 3, count.slice()))
+        .run::<NQueens, _>(nqueens, (8, 0, 0, 0, 0, 3, 1, count.slice()))
         .unwrap_err();
     assert!(
         matches!(

@@ -5,8 +5,12 @@
 use gtap::Slice;
 
 /// Counts the completions of the board (`cols`/`diag1`/`diag2` occupied bitmasks at `row`)
-/// into `count[0]`.
+/// into `count[0]`. A child that will count its board sequentially (its row reaches the
+/// cutoff) is spawned on EPAQ queue `leaf_queue`, any other on queue 0: `leaf_queue = 0` puts
+/// everything on one queue; GTaP's 2-queue experiment is `leaf_queue = 1` with
+/// `Config::queues = 2`.
 #[gtap::function]
+#[allow(clippy::too_many_arguments)]
 pub fn nqueens(
     n: u32,
     row: u32,
@@ -14,6 +18,7 @@ pub fn nqueens(
     diag1: u32,
     diag2: u32,
     cutoff: u32,
+    leaf_queue: u32,
     count: Slice<u64>,
 ) {
     if row >= cutoff || row == n {
@@ -25,56 +30,20 @@ pub fn nqueens(
     }
     let all = (1u32 << n) - 1;
     let mut free = all & !(cols | diag1 | diag2);
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free ^= bit;
-        task!(nqueens(
-            n,
-            row + 1,
-            cols | bit,
-            ((diag1 | bit) << 1) & all,
-            (diag2 | bit) >> 1,
-            cutoff,
-            count
-        ));
-    }
-}
-
-/// [`nqueens`] with EPAQ queue hints (GTaP's 2-queue experiment, run with
-/// `Config::queues = 2`): a child that will count its board sequentially (its row reaches the
-/// cutoff) goes to queue 1, a child that spawns further to queue 0.
-#[gtap::function]
-pub fn nqueens_epaq(
-    n: u32,
-    row: u32,
-    cols: u32,
-    diag1: u32,
-    diag2: u32,
-    cutoff: u32,
-    count: Slice<u64>,
-) {
-    if row >= cutoff || row == n {
-        let found = super::seq::nqueens_count(n, row, cols, diag1, diag2);
-        if found > 0 {
-            count.atomic_add(0, found);
-        }
-        return;
-    }
-    let all = (1u32 << n) - 1;
-    let mut free = all & !(cols | diag1 | diag2);
-    let queue = u32::from(row + 1 >= cutoff);
+    let queue = if row + 1 >= cutoff { leaf_queue } else { 0 };
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free ^= bit;
         task!(
             queue = queue,
-            nqueens_epaq(
+            nqueens(
                 n,
                 row + 1,
                 cols | bit,
                 ((diag1 | bit) << 1) & all,
                 (diag2 | bit) >> 1,
                 cutoff,
+                leaf_queue,
                 count
             )
         );
@@ -84,8 +53,4 @@ pub fn nqueens_epaq(
 gtap::program!(
     /// `nqueens` alone.
     pub NQueens = [nqueens]
-);
-gtap::program!(
-    /// `nqueens_epaq` alone.
-    pub NQueensEpaq = [nqueens_epaq]
 );

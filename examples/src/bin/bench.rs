@@ -228,7 +228,7 @@ impl Bench {
         let gtap = measure(&name, reps, || {
             let count = self.rt.upload(&[0u64]).map_err(err)?;
             self.rt
-                .run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, count.slice()))
+                .run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))
                 .map_err(err)?;
             let got = self.rt.download(&count).map_err(err)?[0];
             if got != expected {

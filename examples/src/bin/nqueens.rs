@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     for _ in 0..opts.reps.max(1) {
         let run = || -> gtap::Result<u64> {
             let count = rt.upload(&[0u64])?;
-            rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, count.slice()))?;
+            rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))?;
             Ok(rt.download(&count)?[0])
         };
         match host::timed(run) {

@@ -18,7 +18,7 @@ use gtap_examples::{
     apps::{
         cilksort::{cilksort, CilkSort},
         fib::{fib, fib_cutoff, Fib, FibCutoff},
-        nqueens::{nqueens, nqueens_epaq, NQueens, NQueensEpaq},
+        nqueens::{nqueens, NQueens},
     },
     host, reference,
 };
@@ -157,7 +157,7 @@ fn scaling(out: &Path, reps: usize, batched: bool) -> Result<(), String> {
                     }),
                     "nqueens" => median_kernel(&mut rt, reps, |rt| {
                         let count = rt.upload(&[0u64]).map_err(|e| e.to_string())?;
-                        rt.run::<NQueens, _>(nqueens, (16, 0, 0, 0, 0, 7, count.slice()))
+                        rt.run::<NQueens, _>(nqueens, (16, 0, 0, 0, 0, 7, 0, count.slice()))
                             .map_err(|e| e.to_string())?;
                         let got = rt.download(&count).map_err(|e| e.to_string())?[0];
                         (got == nq16)
@@ -250,13 +250,10 @@ fn epaq_nqueens(out: &Path, reps: usize) -> Result<(), String> {
         for cutoff in 3..=10u32 {
             let ms = median_kernel(&mut rt, reps, |rt| {
                 let count = rt.upload(&[0u64]).map_err(|e| e.to_string())?;
-                let args = (16, 0, 0, 0, 0, cutoff, count.slice());
-                if queues == 1 {
-                    rt.run::<NQueens, _>(nqueens, args)
-                } else {
-                    rt.run::<NQueensEpaq, _>(nqueens_epaq, args)
-                }
-                .map_err(|e| e.to_string())?;
+                // Leaf-bound children on queue 1 when there are 2 queues.
+                let args = (16, 0, 0, 0, 0, cutoff, queues - 1, count.slice());
+                rt.run::<NQueens, _>(nqueens, args)
+                    .map_err(|e| e.to_string())?;
                 let got = rt.download(&count).map_err(|e| e.to_string())?[0];
                 (got == expected)
                     .then_some(())
