@@ -360,10 +360,13 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
                 }
             }
         }
-        draw_loglog(
-            &series,
-            &format!("{title}: kernel ms vs threads (GTaP: GH200, published)"),
+        write_png_svg(
+            &LogLog {
+                series: &series,
+                title: &format!("{title}: kernel ms vs threads (GTaP: GH200, published)"),
+            },
             &img.join(format!("scaling-{workload}")),
+            (1100, 700),
         )?;
     }
     for (workload, file, title, many, log2) in [
@@ -414,7 +417,12 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
         }
         let title = format!("EPAQ on {title}: kernel ms vs cutoff (GTaP: GH200, published)");
         let axis = if log2 { "log2(cutoff)" } else { "cutoff" };
-        draw_epaq(&series, &title, axis, &img.join(format!("epaq-{workload}")))?;
+        let picture = Epaq {
+            series: &series,
+            title: &title,
+            axis,
+        };
+        write_png_svg(&picture, &img.join(format!("epaq-{workload}")), (1000, 600))?;
     }
     Ok(())
 }
@@ -433,21 +441,24 @@ fn colour(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
-fn draw_loglog(series: &Series, title: &str, stem: &Path) -> Result<(), String> {
+/// One picture, drawable on any plotters backend.
+trait Picture {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), Box<dyn std::error::Error + 'static>>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Writes `picture` as `stem.png` and `stem.svg`.
+fn write_png_svg(picture: &impl Picture, stem: &Path, size: (u32, u32)) -> Result<(), String> {
     for ext in ["png", "svg"] {
         let path = stem.with_extension(ext);
         let r = if ext == "png" {
-            loglog(
-                BitMapBackend::new(&path, (1100, 700)).into_drawing_area(),
-                series,
-                title,
-            )
+            picture.draw(BitMapBackend::new(&path, size).into_drawing_area())
         } else {
-            loglog(
-                SVGBackend::new(&path, (1100, 700)).into_drawing_area(),
-                series,
-                title,
-            )
+            picture.draw(SVGBackend::new(&path, size).into_drawing_area())
         };
         r.map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote {}", path.display());
@@ -455,131 +466,127 @@ fn draw_loglog(series: &Series, title: &str, stem: &Path) -> Result<(), String> 
     Ok(())
 }
 
-fn loglog<DB: DrawingBackend>(
-    area: DrawingArea<DB, plotters::coord::Shift>,
-    series: &Series,
-    title: &str,
-) -> Result<(), Box<dyn std::error::Error + 'static>>
-where
-    DB::ErrorType: 'static,
-{
-    area.fill(&WHITE)?;
-    let pts = series.values().flatten();
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, 0f64, f64::MAX, 0f64);
-    for &(x, y) in pts {
-        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
-    }
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            (x0 * 0.8..x1 * 1.25).log_scale(),
-            (y0 * 0.5..y1 * 2.0).log_scale(),
-        )?;
-    chart
-        .configure_mesh()
-        .x_desc("threads (grid x block)")
-        .y_desc("kernel ms")
-        .draw()?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let c = colour(i);
-        let style = if name.starts_with("GTaP") {
-            c.stroke_width(1)
-        } else {
-            c.stroke_width(3)
-        };
+/// Kernel ms over threads, log-log, with the ideal 1/P line under each of our curves.
+struct LogLog<'a> {
+    series: &'a Series,
+    title: &'a str,
+}
+
+/// Kernel ms over the cutoff, 1 vs several EPAQ queues.
+struct Epaq<'a> {
+    series: &'a Series,
+    title: &'a str,
+    axis: &'a str,
+}
+
+impl Picture for LogLog<'_> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), Box<dyn std::error::Error + 'static>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (series, title) = (self.series, self.title);
+        area.fill(&WHITE)?;
+        let pts = series.values().flatten();
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, 0f64, f64::MAX, 0f64);
+        for &(x, y) in pts {
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        let mut chart = ChartBuilder::on(&area)
+            .caption(title, ("sans-serif", 20))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (x0 * 0.8..x1 * 1.25).log_scale(),
+                (y0 * 0.5..y1 * 2.0).log_scale(),
+            )?;
         chart
-            .draw_series(LineSeries::new(points.iter().copied(), style))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        if name.starts_with("gtap-rs") {
-            if let Some(&(px, py)) = points.first() {
-                let ideal: Vec<(f64, f64)> =
-                    points.iter().map(|&(x, _)| (x, py * px / x)).collect();
-                chart.draw_series(DashedLineSeries::new(
-                    ideal,
-                    4,
-                    4,
-                    c.mix(0.6).stroke_width(1),
-                ))?;
+            .configure_mesh()
+            .x_desc("threads (grid x block)")
+            .y_desc("kernel ms")
+            .draw()?;
+        for (i, (name, points)) in series.iter().enumerate() {
+            let c = colour(i);
+            let style = if name.starts_with("GTaP") {
+                c.stroke_width(1)
+            } else {
+                c.stroke_width(3)
+            };
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), style))?
+                .label(name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+            if name.starts_with("gtap-rs") {
+                if let Some(&(px, py)) = points.first() {
+                    let ideal: Vec<(f64, f64)> =
+                        points.iter().map(|&(x, _)| (x, py * px / x)).collect();
+                    chart.draw_series(DashedLineSeries::new(
+                        ideal,
+                        4,
+                        4,
+                        c.mix(0.6).stroke_width(1),
+                    ))?;
+                }
             }
         }
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    area.present()?;
-    Ok(())
-}
-
-fn draw_epaq(series: &Series, title: &str, axis: &str, stem: &Path) -> Result<(), String> {
-    for ext in ["png", "svg"] {
-        let path = stem.with_extension(ext);
-        let r = if ext == "png" {
-            epaq(
-                BitMapBackend::new(&path, (1000, 600)).into_drawing_area(),
-                series,
-                title,
-                axis,
-            )
-        } else {
-            epaq(
-                SVGBackend::new(&path, (1000, 600)).into_drawing_area(),
-                series,
-                title,
-                axis,
-            )
-        };
-        r.map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
-    Ok(())
-}
-
-fn epaq<DB: DrawingBackend>(
-    area: DrawingArea<DB, plotters::coord::Shift>,
-    series: &Series,
-    title: &str,
-    axis: &str,
-) -> Result<(), Box<dyn std::error::Error + 'static>>
-where
-    DB::ErrorType: 'static,
-{
-    area.fill(&WHITE)?;
-    let pts = || series.values().flatten();
-    let top = pts().map(|p| p.1).fold(0f64, f64::max);
-    let bottom = pts().map(|p| p.1).fold(f64::MAX, f64::min);
-    let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0 - 0.5..x1 + 0.5, (bottom * 0.7..top * 1.5).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc(axis)
-        .y_desc("kernel ms")
-        .draw()?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let c = colour(i);
         chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                c.stroke_width(if name.starts_with("GTaP") { 1 } else { 3 }),
-            ))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        area.present()?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    area.present()?;
-    Ok(())
+}
+
+impl Picture for Epaq<'_> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), Box<dyn std::error::Error + 'static>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (series, title, axis) = (self.series, self.title, self.axis);
+        area.fill(&WHITE)?;
+        let pts = || series.values().flatten();
+        let top = pts().map(|p| p.1).fold(0f64, f64::max);
+        let bottom = pts().map(|p| p.1).fold(f64::MAX, f64::min);
+        let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        let mut chart = ChartBuilder::on(&area)
+            .caption(title, ("sans-serif", 20))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0 - 0.5..x1 + 0.5, (bottom * 0.7..top * 1.5).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc(axis)
+            .y_desc("kernel ms")
+            .draw()?;
+        for (i, (name, points)) in series.iter().enumerate() {
+            let c = colour(i);
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    c.stroke_width(if name.starts_with("GTaP") { 1 } else { 3 }),
+                ))?
+                .label(name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        area.present()?;
+        Ok(())
+    }
 }
