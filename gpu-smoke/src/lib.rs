@@ -363,6 +363,70 @@ pub fn stall(ns: u64) -> u64 {
 }
 gtap::program!(pub Stall = [stall]);
 
+// ---- block-level workers ------------------------------------------------------------------------
+
+/// Block-level fib: the leader spawns both children (one per block, not one per thread), and
+/// the joined sum goes through a block reduction, so every thread's frame copy is exercised.
+#[gtap::function(block)]
+pub fn bfib(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let mut a = 0;
+    let mut b = 0;
+    if gtap::block::is_leader() {
+        a = task!(bfib(n - 1));
+        b = task!(bfib(n - 2));
+    }
+    taskwait!();
+    gtap::block::sum_u64(a + b)
+}
+
+/// A thread-level leaf.
+#[gtap::function]
+pub fn square(x: u64) -> u64 {
+    x * x
+}
+
+/// Per-thread spawns of thread-level children from a block-level task: thread `t` spawns
+/// `square(base + t)` and keeps `t` across the join; the block sums
+/// `(base + t)^2 + t` over its threads.
+#[gtap::function(block)]
+pub fn bsquares(base: u64) -> u64 {
+    let t = u64::from(gtap::block::thread_index());
+    let r = task!(square(base + t));
+    taskwait!();
+    gtap::block::sum_u64(r + t)
+}
+
+/// A thread-level root joining two block-level children (mixed granularity).
+#[gtap::function]
+pub fn mixed_root(n: u32, base: u64) -> u64 {
+    let x = task!(bfib(n));
+    let y = task!(bsquares(base));
+    taskwait!();
+    x * 1_000_003 + y
+}
+
+/// What [`mixed_root`] returns on blocks of `threads` threads.
+#[must_use]
+pub fn mixed_root_ref(n: u32, base: u64, threads: u64) -> u64 {
+    fn fib(n: u32) -> u64 {
+        if n < 2 {
+            u64::from(n)
+        } else {
+            fib(n - 1) + fib(n - 2)
+        }
+    }
+    let squares: u64 = (0..threads).map(|t| (base + t) * (base + t) + t).sum();
+    fib(n) * 1_000_003 + squares
+}
+
+gtap::program!(pub BlockFib = [bfib]);
+gtap::program!(pub BlockMixed = [mixed_root, bfib, bsquares, square]);
+
+gtap::kernel!(BlockFib);
+gtap::kernel!(BlockMixed);
 gtap::kernel!(Fib);
 gtap::kernel!(NQueens);
 gtap::kernel!(Mixed);

@@ -8,6 +8,7 @@
 //!   (`TaskFn`, `Context`, `Step`, `Program`). Both schedulers drive the very same generated code.
 //! - [`data`]: `Copy` handles to user arrays (device memory on the GPU, host memory on the CPU).
 //! - [`atomic`]: user-level atomics that are correct on both backends.
+//! - [`block`]: thread index, barriers and collectives for block-level task bodies.
 //! - [`clock`]: a nanosecond clock on both backends.
 //! - [`math`]: floating-point operations with the same result on both backends (`mul_add`).
 //! - `arch`: the only place with inline assembly (PTX on the GPU; `core::sync::atomic` on the host).
@@ -19,6 +20,7 @@
 
 pub mod arch;
 pub mod atomic;
+pub mod block;
 pub mod clock;
 pub mod data;
 #[doc(hidden)]

@@ -24,9 +24,10 @@
 //! 1. `state()` is 0 on first entry; after a suspension it is the `resume_state` the step passed
 //!    to [`Context::wait`].
 //! 2. [`Context::spawn_raw`] allocates a child and returns its frame; the step writes the
-//!    arguments at offset 0 before it returns. A scheduler may defer publishing children until
-//!    the step returns, so a child never runs before its arguments are written and the parent's
-//!    bookkeeping is complete. A null return means a capacity was exceeded: the error is recorded
+//!    arguments at offset 0 before it returns. A scheduler publishes children only after the
+//!    step returns, so a child never runs before its arguments are written and the parent's
+//!    bookkeeping is complete, and a result slot the step writes before suspending (a local
+//!    saved at a wait that is pending on only some paths) is overwritten by the child after. A null return means a capacity was exceeded: the error is recorded
 //!    and the step must return [`Step::Aborted`] at once.
 //! 3. [`Context::wait`] joins the children spawned since the previous wait. With none it returns
 //!    `false` and the step goes on; otherwise the step saves its live locals and returns
@@ -98,6 +99,9 @@ pub unsafe trait TaskFn: Copy + 'static {
     const JOINS: bool;
     /// The kinds this function spawns (may contain duplicates).
     const CALLEES: &'static [KindId];
+    /// Whether the task runs on a whole thread block (`#[gtap::function(block)]`) rather than
+    /// on one thread. See [`crate::block`] for what a block-level body may do.
+    const BLOCK: bool = false;
 
     /// Runs the task from its current resume state; see the module docs.
     ///
@@ -172,6 +176,13 @@ pub unsafe trait Program: Copy + 'static {
     const NAMES: &'static [&'static str];
     /// Whether any function of the program contains a `taskwait!()`.
     const JOINS: bool;
+    /// Per kind, in the order of [`Program::KINDS`]: whether it is block-level.
+    const BLOCKS: &'static [bool];
+    /// Per kind, in the order of [`Program::KINDS`]: whether it contains a `taskwait!()`.
+    const KIND_JOINS: &'static [bool];
+    /// Whether any kind of the program is block-level: such a program runs on block-level
+    /// workers (which also run its thread-level kinds, one per thread).
+    const HAS_BLOCK: bool;
 
     /// Runs one step of the running task, whose kind is `kind`.
     ///
@@ -179,6 +190,34 @@ pub unsafe trait Program: Copy + 'static {
     ///
     /// As for [`TaskFn::step`] of that kind.
     unsafe fn dispatch<C: Context>(ctx: &mut C, kind: KindId) -> Step;
+
+    /// Whether `kind` is block-level (`false` for kinds not in the program).
+    #[must_use]
+    #[inline(always)]
+    fn is_block(kind: KindId) -> bool {
+        let mut i = 0;
+        while i < Self::KINDS.len() {
+            if Self::KINDS[i] == kind {
+                return Self::BLOCKS[i];
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether `kind` contains a `taskwait!()` (`false` for kinds not in the program).
+    #[must_use]
+    #[inline(always)]
+    fn kind_joins(kind: KindId) -> bool {
+        let mut i = 0;
+        while i < Self::KINDS.len() {
+            if Self::KINDS[i] == kind {
+                return Self::KIND_JOINS[i];
+            }
+            i += 1;
+        }
+        false
+    }
 
     /// The name of `kind`, for error messages.
     #[must_use]
@@ -212,6 +251,12 @@ pub const fn name_of<T: TaskFn>(_: &T) -> &'static str {
 #[must_use]
 pub const fn joins_of<T: TaskFn>(_: &T) -> bool {
     T::JOINS
+}
+
+/// Whether the task function `f` is block-level (`#[gtap::function(block)]`).
+#[must_use]
+pub const fn block_of<T: TaskFn>(_: &T) -> bool {
+    T::BLOCK
 }
 
 /// The kinds the task function `f` spawns.
@@ -289,6 +334,9 @@ macro_rules! program {
             const KINDS: &'static [$crate::task::KindId] = &[$($crate::task::kind_of(&$f)),+];
             const NAMES: &'static [&'static str] = &[$($crate::task::name_of(&$f)),+];
             const JOINS: bool = false $(|| $crate::task::joins_of(&$f))+;
+            const BLOCKS: &'static [bool] = &[$($crate::task::block_of(&$f)),+];
+            const KIND_JOINS: &'static [bool] = &[$($crate::task::joins_of(&$f)),+];
+            const HAS_BLOCK: bool = false $(|| $crate::task::block_of(&$f))+;
 
             #[inline(always)]
             unsafe fn dispatch<C: $crate::task::Context>(

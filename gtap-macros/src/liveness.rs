@@ -306,25 +306,16 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             );
         }
     }
-    // Values live across a wait: pending only on some paths, or holding a borrow.
+    // Values live across a wait that hold a borrow. (A result pending on only some paths,
+    // `let mut a = 0; if c { a = task!(..) }`, is saved like any live local: the wait stores
+    // its current value into its slot before the step returns, and the child, published only
+    // after that, overwrites it on the paths that spawned; see the `Context` contract.)
     let mut borrow_reported = BitSet::default();
     for (w, wait) in body.waits.iter().enumerate() {
-        let Some(p) = &input[wait.node.0] else {
+        if input[wait.node.0].is_none() {
             continue;
-        };
+        }
         for l in info.live_after[w].iter() {
-            if p.may.contains(l) && !p.must.contains(l) && !reported.contains(l) {
-                reported.insert(l);
-                if let Some(span) = body.locals[l.0].spawn_span {
-                    cx.error_at(
-                        span,
-                        format!(
-                            "`{}` receives a task!(..) result on only some paths to a taskwait!() after which it is used: spawn into it on every path, or join in the same branch",
-                            name(l)
-                        ),
-                    );
-                }
-            }
             if info.joined[w].contains(l) {
                 continue;
             }

@@ -42,6 +42,14 @@ pub struct Config {
     /// GPU: task records per warp in the task pool (default 8192: fib(40) with a task at every
     /// call holds about 2,600 live records per warp at its peak).
     pub tasks_per_warp: u32,
+    /// GPU: threads per block of the block-level workers, which run programs with a
+    /// `#[gtap::function(block)]` kind: a block-level task runs on this many threads, a
+    /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
+    /// (default 128).
+    pub block_threads: u32,
+    /// GPU: task records per block-level worker (default 1024). A joining block-level kind's
+    /// record holds one frame per thread, so records are larger than thread-level ones.
+    pub tasks_per_block: u32,
     /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
@@ -83,6 +91,8 @@ impl Default for Config {
             grid: None,
             block: 32,
             tasks_per_warp: 8192,
+            block_threads: 128,
+            tasks_per_block: 1024,
             cpu_pool_bytes: 4 << 30,
             max_children: 64,
             queues: 1,
@@ -126,6 +136,19 @@ impl Config {
         }
         if self.tasks_per_warp == 0 {
             return bad("tasks_per_warp", self.tasks_per_warp, "at least 1");
+        }
+        if self.block_threads == 0
+            || !self.block_threads.is_multiple_of(32)
+            || self.block_threads > 1024
+        {
+            return bad(
+                "block_threads",
+                self.block_threads,
+                "a multiple of 32 in 32..=1024",
+            );
+        }
+        if self.tasks_per_block == 0 {
+            return bad("tasks_per_block", self.tasks_per_block, "at least 1");
         }
         if self.cpu_pool_bytes < 1 << 20 {
             return bad("cpu_pool_bytes", self.cpu_pool_bytes, "at least 1 MiB");

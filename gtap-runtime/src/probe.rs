@@ -94,3 +94,32 @@ pub(crate) fn stride<P: Program>(limit: usize) -> Result<usize> {
     }
     Ok(stride)
 }
+
+/// The frame sizes of a program with block-level kinds, for block-level workers: (the largest
+/// frame of its thread-level and non-joining block-level kinds, the largest *per-thread* frame
+/// of its joining block-level kinds, 0 if none), both rounded up to 16 bytes. A joining
+/// block-level kind keeps one frame per thread of the block; the others one frame.
+///
+/// # Errors
+///
+/// As for [`stride`].
+pub(crate) fn block_strides<P: Program>(limit: usize) -> Result<(usize, usize)> {
+    let (mut shared, mut per_thread) = (FRAME_ALIGN, 0);
+    for &kind in P::KINDS {
+        let size = layout_of::<P>(kind)?;
+        if size > limit {
+            return Err(Error::FrameTooLarge {
+                task: P::name_of(kind),
+                size,
+                limit,
+            });
+        }
+        let size = size.next_multiple_of(FRAME_ALIGN);
+        if P::is_block(kind) && P::kind_joins(kind) {
+            per_thread = per_thread.max(size);
+        } else {
+            shared = shared.max(size);
+        }
+    }
+    Ok((shared, per_thread))
+}

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use gpu_smoke::{
-    badq, fib, leaves, mixroot, nqueens, oob, stall, BadQueue, Fib, Mixed, NQueens, Oob, Stall,
+    badq, bfib, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall, BadQueue,
+    BlockFib, BlockMixed, Fib, Mixed, NQueens, Oob, Stall,
 };
 use gtap::{Backend, Config, Error, Runtime};
 
@@ -126,6 +127,67 @@ fn main() -> ExitCode {
         }
     }
     let _ = leaves;
+
+    // ---- block-level workers: block-level fib, and a thread-level root joining block-level
+    // children that spawn thread-level grandchildren per thread (mixed granularity) ----
+    for threads in [32u32, 128, 256] {
+        let r = gpu(Config {
+            block_threads: threads,
+            ..Config::default()
+        })
+        .and_then(|mut b| {
+            let f = b.run::<BlockFib, _>(bfib, (18,))?;
+            let workers = b.last_stats().map_or(0, |s| s.workers);
+            let m = b.run::<BlockMixed, _>(mixed_root, (12, 1000))?;
+            Ok((f, m, workers))
+        });
+        let want_m = mixed_root_ref(12, 1000, u64::from(threads));
+        match r {
+            Ok((f, m, workers)) => t.row(
+                &format!("block fib(18), mixed; {threads} threads"),
+                f == fib_ref(18) && m == want_m,
+                format!(
+                    "{f} (want {}), {m} (want {want_m}); {workers} block workers",
+                    fib_ref(18)
+                ),
+            ),
+            Err(e) => t.row(
+                &format!("block fib(18), mixed; {threads} threads"),
+                false,
+                e.to_string(),
+            ),
+        }
+    }
+    let r = gpu(Config {
+        tasks_per_block: 4,
+        ..Config::default()
+    })
+    .map(|mut small| {
+        let r = small.run::<BlockFib, _>(bfib, (16,));
+        let after = small.run::<BlockFib, _>(bfib, (3,));
+        (r, after)
+    });
+    match r {
+        Ok((r, after)) => {
+            t.row(
+                "block: tiny pool -> PoolExhausted",
+                matches!(
+                    r,
+                    Err(Error::PoolExhausted {
+                        limit: "Config::tasks_per_block",
+                        ..
+                    })
+                ),
+                format!("{r:?}"),
+            );
+            t.row(
+                "  same runtime, next run",
+                matches!(after, Ok(2)),
+                format!("{after:?}"),
+            );
+        }
+        Err(e) => t.row("block: tiny pool -> PoolExhausted", false, e.to_string()),
+    }
 
     // ---- failure modes ----
     match gpu(Config {

@@ -212,6 +212,53 @@ pub fn redux_sync_add_u32(mask: u32, v: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Block barriers. Every thread of the block must execute the same barrier (barrier 0), and
+// the block size must be a multiple of 32. They order the memory accesses of the block's
+// threads at CTA scope (shared memory, and global memory as seen by the block).
+
+/// Waits until every thread of the block arrives.
+#[doc(alias = "bar.sync")]
+#[inline(always)]
+pub fn bar_sync() {
+    // SAFETY: a block barrier; memory effects are the ordering the compiler must not move across.
+    unsafe { asm!("bar.sync 0;", options(nostack)) };
+}
+
+/// A block barrier that also returns whether `pred` was true on any thread of the block.
+#[doc(alias = "bar.red.or.pred")]
+#[inline(always)]
+#[must_use]
+pub fn bar_red_or(pred: bool) -> bool {
+    let r: u32;
+    // SAFETY: a block barrier with a reduction; no memory is touched besides the ordering.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; bar.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
+            r = out(reg32) r, x = in(reg32) u32::from(pred),
+            options(nostack)
+        );
+    }
+    r != 0
+}
+
+/// A block barrier that also returns on how many threads of the block `pred` was true.
+#[doc(alias = "bar.red.popc.u32")]
+#[inline(always)]
+#[must_use]
+pub fn bar_red_popc(pred: bool) -> u32 {
+    let r: u32;
+    // SAFETY: a block barrier with a reduction; no memory is touched besides the ordering.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; bar.red.popc.u32 {r}, 0, p; }}",
+            r = out(reg32) r, x = in(reg32) u32::from(pred),
+            options(nostack)
+        );
+    }
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
 // Fences
 
 /// Acquire-release fence at device scope.

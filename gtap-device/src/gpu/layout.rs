@@ -31,6 +31,17 @@ pub const fn smem_per_warp(queues: u32) -> u32 {
     16 + 16 * queues
 }
 
+/// Block-level workers' shared memory: scheduler words first, then the collective area that
+/// [`crate::block`]'s reductions and broadcasts use.
+pub const BLOCK_SMEM_SCHED_BYTES: u32 = 96;
+/// Offset of the collective area in a block-level worker's shared memory.
+pub const BLOCK_SMEM_COLLECTIVE: u32 = BLOCK_SMEM_SCHED_BYTES;
+/// Size of the collective area: one `u64` per warp of a 1024-thread block, or one broadcast
+/// value.
+pub const BLOCK_SMEM_COLLECTIVE_BYTES: u32 = 256;
+/// Dynamic shared memory of a block-level worker.
+pub const BLOCK_SMEM_BYTES: u32 = BLOCK_SMEM_COLLECTIVE + BLOCK_SMEM_COLLECTIVE_BYTES;
+
 /// Extra shared memory per warp of the profiled kernel: the record being filled (a
 /// [`BatchRecord`], 56 bytes) and the region's base and capacity, so that lane 0 keeps none of
 /// it in registers across the task bodies.
@@ -223,6 +234,16 @@ pub struct Params {
     pub profile_cap: u32,
     /// Ablation (`Config::batched_claims = false`): 1 to claim deque entries one CAS each.
     pub single_claims: u32,
+    /// Block-level workers only: bytes of one thread's copy of a joining block-level kind's
+    /// frame (16-aligned); such a frame holds `block_threads` copies, thread `t`'s at
+    /// `t * block_frame_stride`. 0 when no block-level kind joins.
+    pub block_frame_stride: u32,
+    /// Block-level workers only: padding.
+    pub pad: u32,
+    /// Block-level workers only: one scratch slot per worker (`num_warps * slot_bytes`) that
+    /// a refused spawn hands out, so that a block's threads stay on the same control path
+    /// while the run drains after the error.
+    pub scratch: u64,
 }
 
 const _: () = assert!(

@@ -3,6 +3,8 @@
 //!
 //! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
 //! - `worker` (nvptx only): the persistent loop; its protocol is in `docs/gpu-runtime.md`.
+//! - `block_worker` (nvptx only): the block-level loop for programs with a
+//!   `#[gtap::function(block)]` kind (one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
 //!   the source location in the host-mapped error record, then traps.
 //!
@@ -21,8 +23,13 @@
 pub mod layout;
 
 #[cfg(target_arch = "nvptx64")]
+mod block_worker;
+#[cfg(target_arch = "nvptx64")]
 mod worker;
 
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+pub use block_worker::block_worker;
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 pub use worker::thread_worker;
@@ -79,9 +86,10 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     a::trap()
 }
 
-/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>` and the profiled
-/// `gtap_thread_worker_profiled_<Program>`, `ptx-kernel`s taking a pointer to
-/// [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>`, the profiled
+/// `gtap_thread_worker_profiled_<Program>` and the block-level `gtap_block_worker_<Program>`
+/// (used when the program has a `#[gtap::function(block)]` kind), `ptx-kernel`s taking a
+/// pointer to [`layout::Params`]. Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(target_arch = "nvptx64")]
@@ -96,6 +104,14 @@ macro_rules! kernel {
                 // SAFETY: launched by the gtap host runtime with valid params.
                 unsafe { $crate::gpu::thread_worker::<$program, false>(params) }
             }
+            #[export_name = concat!("gtap_block_worker_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_block_worker(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params for block-level
+                // workers.
+                unsafe { $crate::gpu::block_worker::<$program>(params) }
+            }
             #[export_name = concat!("gtap_thread_worker_profiled_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_profiled(
                 params: *const $crate::gpu::layout::Params,
@@ -108,9 +124,10 @@ macro_rules! kernel {
     };
 }
 
-/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>` and the profiled
-/// `gtap_thread_worker_profiled_<Program>`, `ptx-kernel`s taking a pointer to
-/// [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>`, the profiled
+/// `gtap_thread_worker_profiled_<Program>` and the block-level `gtap_block_worker_<Program>`
+/// (used when the program has a `#[gtap::function(block)]` kind), `ptx-kernel`s taking a
+/// pointer to [`layout::Params`]. Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(not(target_arch = "nvptx64"))]

@@ -43,33 +43,33 @@ const MAX_RING_SPINS: u32 = 1 << 22;
 /// The per-warp view of the run: the params in registers, the warp's index and its shared
 /// memory words.
 pub(crate) struct Warp {
-    slots: *mut u8,
-    slot_bytes: usize,
-    n: u32,
-    free_rings: *mut u32,
-    free_pos: *mut u32,
-    ring_cap: u32,
-    queues: u32,
-    deques: *mut DequeHeader,
-    deque_rings: *mut u32,
-    queue_cap: u32,
-    num_warps: u32,
-    control: *mut Control,
-    error: *mut ErrorRecord,
-    root_slot: u32,
-    max_children: u32,
+    pub(crate) slots: *mut u8,
+    pub(crate) slot_bytes: usize,
+    pub(crate) n: u32,
+    pub(crate) free_rings: *mut u32,
+    pub(crate) free_pos: *mut u32,
+    pub(crate) ring_cap: u32,
+    pub(crate) queues: u32,
+    pub(crate) deques: *mut DequeHeader,
+    pub(crate) deque_rings: *mut u32,
+    pub(crate) queue_cap: u32,
+    pub(crate) num_warps: u32,
+    pub(crate) control: *mut Control,
+    pub(crate) error: *mut ErrorRecord,
+    pub(crate) root_slot: u32,
+    pub(crate) max_children: u32,
     /// Ablation: claim deque entries one CAS per entry (`Config::batched_claims = false`).
-    single_claims: bool,
-    warp: u32,
-    lane: u32,
+    pub(crate) single_claims: bool,
+    pub(crate) warp: u32,
+    pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
     /// `[tail, head cache, generated, -]`.
-    smem: *mut u32,
+    pub(crate) smem: *mut u32,
 }
 
 impl Warp {
     #[inline(always)]
-    fn header(&self, slot: u32) -> *mut Header {
+    pub(crate) fn header(&self, slot: u32) -> *mut Header {
         // SAFETY (pointer arithmetic only): slot < warps * n + 1, inside the slots region.
         self.slots
             .wrapping_add(slot as usize * self.slot_bytes)
@@ -77,18 +77,18 @@ impl Warp {
     }
 
     #[inline(always)]
-    fn deque(&self, warp: u32, q: u32) -> *mut DequeHeader {
+    pub(crate) fn deque(&self, warp: u32, q: u32) -> *mut DequeHeader {
         self.deques.wrapping_add((warp * self.queues + q) as usize)
     }
 
     #[inline(always)]
-    fn ring(&self, warp: u32, q: u32) -> *mut u32 {
+    pub(crate) fn ring(&self, warp: u32, q: u32) -> *mut u32 {
         self.deque_rings
             .wrapping_add((warp * self.queues + q) as usize * self.queue_cap as usize)
     }
 
     #[inline(always)]
-    fn sm_queue(&self, q: u32) -> *mut u32 {
+    pub(crate) fn sm_queue(&self, q: u32) -> *mut u32 {
         self.smem.wrapping_add(4 + 4 * q as usize)
     }
 
@@ -108,7 +108,7 @@ impl Warp {
     }
 
     /// Whether the run must stop: done, an error, or the host's abort.
-    fn should_stop(&self) -> bool {
+    pub(crate) fn should_stop(&self) -> bool {
         // SAFETY: the control block is valid for the whole run.
         // Ordering: relaxed, scope .gpu; these are flags, the host reads results only after the
         // kernel has exited, and a late observation only delays the exit.
@@ -121,7 +121,7 @@ impl Warp {
     }
 
     /// Takes a free slot of this warp's pool, or [`NONE`] (error recorded).
-    unsafe fn alloc(&self, kind: u32) -> u32 {
+    pub(crate) unsafe fn alloc(&self, kind: u32) -> u32 {
         // SAFETY (whole body): the shared words, the free ring and free position of this warp
         // are valid for the run; positions are masked into the ring.
         unsafe {
@@ -170,7 +170,7 @@ impl Warp {
     }
 
     /// Returns `slot` to its owner's pool.
-    unsafe fn free(&self, slot: u32) {
+    pub(crate) unsafe fn free(&self, slot: u32) {
         if slot == self.root_slot {
             return;
         }
@@ -189,7 +189,7 @@ impl Warp {
     }
 
     /// Puts `slot` on this warp's queue `q` as a new (unpublished) entry of this batch.
-    unsafe fn reserve(&self, q: u32, slot: u32, kind: u32) -> bool {
+    pub(crate) unsafe fn reserve(&self, q: u32, slot: u32, kind: u32) -> bool {
         // SAFETY (whole body): q < queues (checked by callers); the ring index is masked.
         unsafe {
             let sq = self.sm_queue(q);
@@ -218,7 +218,7 @@ impl Warp {
 
     /// Every lane of the warp calls this (converged) after the batch's fence: lanes with
     /// `slot != NONE` give it back to its owner's pool, one device-scope add per owner.
-    unsafe fn free_warp(&self, slot: u32) {
+    pub(crate) unsafe fn free_warp(&self, slot: u32) {
         let mine = slot != NONE && slot != self.root_slot;
         let owner = if mine { slot / self.n } else { NONE };
         let peers = a::match_any_sync_b32(FULL, owner);
@@ -250,7 +250,7 @@ impl Warp {
     /// repeat upwards while a parent whose body had returned loses its last child. Runs after
     /// the batch's fence; returns whether it re-enqueued a parent (which then needs a fence
     /// before it is published).
-    unsafe fn complete(&self, parent_of_freed: u32) -> bool {
+    pub(crate) unsafe fn complete(&self, parent_of_freed: u32) -> bool {
         let mut parent = parent_of_freed;
         // SAFETY (whole body): parents outlive their children by the pending counter.
         unsafe {
@@ -287,7 +287,7 @@ impl Warp {
 
     /// Lane 0: claims up to `max` entries from the LIFO end of this warp's queue `q`; returns
     /// (first position, count).
-    unsafe fn pop_own(&self, q: u32, max: u32) -> (u32, u32) {
+    pub(crate) unsafe fn pop_own(&self, q: u32, max: u32) -> (u32, u32) {
         // SAFETY (whole body): this warp's deque header and shared words are valid.
         unsafe {
             let dq = self.deque(self.warp, q);
@@ -338,7 +338,7 @@ impl Warp {
 
     /// Lane 0: tries random victims; on success returns (victim, queue, first position,
     /// count) with the victim's steal lock held.
-    unsafe fn steal(&self, rng: &mut u32, q0: u32) -> (u32, u32, u32, u32) {
+    pub(crate) unsafe fn steal(&self, rng: &mut u32, q0: u32) -> (u32, u32, u32, u32) {
         if self.num_warps < 2 {
             return (0, 0, 0, 0);
         }

@@ -29,6 +29,7 @@ use std::ptr::null_mut;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::probe;
 use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
@@ -80,6 +81,10 @@ struct Kernel {
     func: sys::CUfunction,
     grid: u32,
     smem: u32,
+    /// Threads per block.
+    block: u32,
+    /// Workers per block: warps (thread-level workers) or 1 (block-level workers).
+    workers_per_block: u32,
 }
 
 /// Device regions of one pool shape (see `layout.rs`).
@@ -88,6 +93,8 @@ struct Pools {
     slot_bytes: u32,
     queues: u32,
     n: u32,
+    /// One scratch slot per worker (block-level workers; see `layout::Params::scratch`).
+    scratch: u64,
     ring_cap: u32,
     queue_cap: u32,
     slots: u64,
@@ -226,7 +233,16 @@ impl Inner {
             return Ok(*k);
         }
         let short = program.rsplit("::").next().unwrap_or(program);
-        let name = if profiled {
+        if P::HAS_BLOCK && profiled {
+            return Err(Error::InvalidConfig {
+                field: "profile_records",
+                value: self.config.profile_records.to_string(),
+                expected: "0 for a program with a block-level kind (the profiler records thread-level workers only)",
+            });
+        }
+        let name = if P::HAS_BLOCK {
+            format!("gtap_block_worker_{short}")
+        } else if profiled {
             format!("gtap_thread_worker_profiled_{short}")
         } else {
             format!("gtap_thread_worker_{short}")
@@ -241,8 +257,13 @@ impl Inner {
                 reason: format!("the PTX module has no kernel `{name}`: add `gtap::kernel!({short});` to the device crate"),
             });
         }
-        let block = self.config.block;
-        let smem = (block / 32) * layout::smem_per_warp_of(self.config.queues, profiled);
+        let (block, smem, workers_per_block) = if P::HAS_BLOCK {
+            (self.config.block_threads, layout::BLOCK_SMEM_BYTES, 1)
+        } else {
+            let block = self.config.block;
+            let smem = (block / 32) * layout::smem_per_warp_of(self.config.queues, profiled);
+            (block, smem, block / 32)
+        };
         let mut per_sm = 0;
         // SAFETY: valid function handle and out-pointer.
         check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
@@ -273,25 +294,36 @@ impl Inner {
                 })
             }
         };
-        let k = Kernel { func, grid, smem };
+        let k = Kernel {
+            func,
+            grid,
+            smem,
+            block,
+            workers_per_block,
+        };
         self.kernels.insert((program, profiled), k);
         Ok(k)
     }
 
     /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
     /// the shape is the same.
-    fn pools(&mut self, warps: u32, stride: usize) -> Result<()> {
-        let slot_bytes = HEADER_BYTES + stride.next_multiple_of(16) as u32;
-        let queues = self.config.queues;
+    fn pools(&mut self, warps: u32, stride: usize, n: u32, queues: u32) -> Result<()> {
+        let slot_bytes = u32::try_from(stride.next_multiple_of(16))
+            .ok()
+            .and_then(|s| s.checked_add(HEADER_BYTES))
+            .ok_or(Error::InvalidConfig {
+                field: "block_threads",
+                value: self.config.block_threads.to_string(),
+                expected: "fewer threads per block: a joining block-level task's record (one frame per thread) exceeds 4 GiB",
+            })?;
         if let Some(p) = &self.pools {
-            if p.warps == warps && p.slot_bytes == slot_bytes && p.queues == queues {
+            if p.warps == warps && p.slot_bytes == slot_bytes && p.queues == queues && p.n == n {
                 return Ok(());
             }
         }
         if let Some(old) = self.pools.take() {
             free_pools(&old);
         }
-        let n = self.config.tasks_per_warp;
         let ring_cap = n.next_power_of_two();
         let queue_cap = n.next_power_of_two().max(64);
         let w = warps as usize;
@@ -300,6 +332,7 @@ impl Inner {
             slot_bytes,
             queues,
             n,
+            scratch: 0,
             ring_cap,
             queue_cap,
             slots: 0,
@@ -318,6 +351,7 @@ impl Inner {
             p.deque_rings = dev_alloc(w * queues as usize * queue_cap as usize * 4)?;
             p.progress = dev_alloc(w * 4)?;
             p.stats = dev_alloc(w * size_of::<WarpStats>())?;
+            p.scratch = dev_alloc(w * slot_bytes as usize)?;
             Ok(())
         })();
         if let Err(e) = r {
@@ -346,8 +380,15 @@ impl Inner {
             });
         }
         let k = self.kernel::<P>()?;
-        let warps = k.grid * (self.config.block / 32);
-        self.pools(warps, stride)?;
+        let warps = k.grid * k.workers_per_block;
+        let (stride, block_frame_stride, n, queues) = if P::HAS_BLOCK {
+            let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
+            let frames = shared.max(per_thread * k.block as usize);
+            (frames, per_thread, self.config.tasks_per_block, 2)
+        } else {
+            (stride, 0, self.config.tasks_per_warp, self.config.queues)
+        };
+        self.pools(warps, stride, n, queues)?;
         let pools = self.pools.as_ref().ok_or(Error::Protocol {
             task: T::NAME,
             detail: "no pools",
@@ -378,6 +419,9 @@ impl Inner {
             profile_counts: profile.counts,
             profile_cap: self.config.profile_records,
             single_claims: u32::from(!self.config.batched_claims),
+            block_frame_stride: block_frame_stride as u32,
+            pad: 0,
+            scratch: pools.scratch,
         };
         let control = Control {
             live: 1,
@@ -446,7 +490,7 @@ impl Inner {
                     k.grid,
                     1,
                     1,
-                    self.config.block,
+                    k.block,
                     1,
                     1,
                     k.smem,
@@ -635,13 +679,18 @@ impl Inner {
         let rec = unsafe { self.error_host.read_volatile() };
         let task = P::name_of(rec.kind);
         let p = self.pools.as_ref();
+        let per_worker = if P::HAS_BLOCK {
+            "Config::tasks_per_block"
+        } else {
+            "Config::tasks_per_warp"
+        };
         match rec.code {
             layout::ERR_POOL_EXHAUSTED => Error::PoolExhausted {
-                limit: "Config::tasks_per_warp",
+                limit: per_worker,
                 capacity: u64::from(rec.limit),
             },
             layout::ERR_QUEUE_OVERFLOW => Error::QueueOverflow {
-                limit: "Config::tasks_per_warp",
+                limit: per_worker,
                 capacity: u64::from(p.map_or(rec.limit, |p| p.n)),
             },
             layout::ERR_INVALID_QUEUE => Error::InvalidQueue {
@@ -912,6 +961,7 @@ fn free_pools(p: &Pools) {
         p.deque_rings,
         p.progress,
         p.stats,
+        p.scratch,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).

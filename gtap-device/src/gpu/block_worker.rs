@@ -1,0 +1,621 @@
+//! The block-level persistent worker: one worker per thread block, for programs with a
+//! `#[gtap::function(block)]` kind (GTaP §4, and past it: mixed granularity).
+//!
+//! Each block owns two deques (the same per-worker deques, pools and join protocol as the
+//! thread-level worker in `worker.rs`, whose [`Warp`] view it reuses with `warp` = the block's
+//! index): queue 0 holds thread-level tasks, queue 1 block-level ones. Thread 0 (the leader)
+//! does every queue operation; the block then runs, together,
+//!
+//! - **one block-level task** on all its threads (own queue 1 first, one entry; a steal takes
+//!   up to half of a victim's queue 1 and re-publishes the extra entries on its own queue 1),
+//! - or else **a batch of thread-level tasks**, one per thread (own queue 0, up to
+//!   `block_threads` entries; a steal takes up to half of a victim's queue 0, at most 32).
+//!
+//! so a thread-level task can spawn a block-level one and join it, and the other way round.
+//! Nothing is kept across batches: every new task is published, and the next batch pops the
+//! newest (LIFO), so a resumed parent runs next on the block that finished its last child.
+//!
+//! # Invariants
+//!
+//! - Every thread of the block executes the same sequence of block barriers: the loop's
+//!   control values are broadcast through shared memory after a barrier, a block-level body
+//!   reaches its barriers uniformly (the macro checks it), and a refused spawn does not end
+//!   the body early (it hands out the worker's scratch slot and raises the `failed` word, so
+//!   the block drains after the step).
+//! - A joining block-level kind has one frame copy per thread (`block_frame_stride` bytes
+//!   each): on first entry threads `1..` copy the arguments from copy 0 before anyone runs.
+//!   Non-joining kinds share copy 0 (their frame is only read). Only thread 0 writes the
+//!   result.
+//! - The release side of a batch is a block barrier followed by a `fence.acq_rel.gpu` on every
+//!   thread, before thread 0 publishes with a relaxed add to `count` (as in `worker.rs`).
+
+use core::marker::PhantomData;
+use core::ptr::{addr_of_mut, null_mut};
+
+use super::layout::{
+    Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, BLOCK_SMEM_SCHED_BYTES,
+    ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE,
+    HEADER_BYTES, NONE,
+};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+use crate::task::{Context, KindId, Program, Step};
+
+const FULL: u32 = 0xffff_ffff;
+/// Deque of thread-level tasks.
+const Q_THREAD: u32 = 0;
+/// Deque of block-level tasks.
+const Q_BLOCK: u32 = 1;
+/// Longest idle back-off, in nanoseconds.
+const MAX_IDLE_NS: u32 = 2048;
+/// Busy blocks look at the control words every this many batches.
+const STOP_CHECK_EVERY: u32 = 64;
+
+/// Shared words after the two queues' words (`smem_per_warp(2)` = 48 bytes), as `u32`
+/// indices: what thread 0 broadcasts to the block for one batch, and the batch's counters.
+mod word {
+    /// Entries taken for this batch (0: none, idle).
+    pub const GOT: usize = 12;
+    /// Their queue (`Q_THREAD` or `Q_BLOCK`).
+    pub const QUEUE: usize = 13;
+    /// Ring position of the first entry.
+    pub const BASE: usize = 14;
+    /// The worker whose ring holds them.
+    pub const SRC: usize = 15;
+    /// 1 when they were stolen (the victim's lock is held until the entries are read).
+    pub const STOLEN: usize = 16;
+    /// 1 when the run is over.
+    pub const STOP: usize = 17;
+    /// Children spawned by the running block-level task, all threads together.
+    pub const SPAWNED: usize = 18;
+    /// 1 when a spawn of this batch was refused (an error is recorded), or when thread 0 saw
+    /// the run end while the block was busy: the block leaves its loop.
+    pub const FAILED: usize = 19;
+    /// Words used.
+    pub const END: usize = 20;
+}
+const _: () = assert!(word::END * 4 <= BLOCK_SMEM_SCHED_BYTES as usize);
+
+/// What a thread's step sees of its batch.
+struct Batch {
+    /// Running one block-level task (all threads) rather than thread-level tasks.
+    block_mode: bool,
+    /// The worker's scratch slot (a refused spawn's frame).
+    scratch: *mut u8,
+}
+
+/// The [`Context`] one thread gives the step it runs.
+struct Ctx<'w, P> {
+    w: &'w Warp,
+    batch: &'w Batch,
+    slot: u32,
+    kind: u32,
+    state: u32,
+    frame: *mut u8,
+    dst: *mut u8,
+    /// Children this thread spawned in this step.
+    spawned: u32,
+    _program: PhantomData<P>,
+}
+
+impl<P: Program> Ctx<'_, P> {
+    /// A refused spawn: note it for the block and hand out the scratch slot's frame.
+    #[cold]
+    fn refused(&self) -> *mut u8 {
+        // SAFETY: the shared word of this block.
+        // Ordering: relaxed, scope .cta; read after the batch's block barrier.
+        unsafe { a::st_relaxed_cta_u32(self.w.smem.add(word::FAILED), 1) };
+        self.batch.scratch.wrapping_add(HEADER_BYTES as usize)
+    }
+}
+
+// SAFETY: frames are 16-aligned slots of at least every kind's layout (the host sizes them
+// from the probe pass, times the block size for joining block-level kinds); a suspended task
+// is resumed once, by its last child, after the acquire pattern of `worker.rs`; a refused
+// spawn returns the scratch frame, which is valid for `slot_bytes - HEADER_BYTES` bytes.
+unsafe impl<P: Program> Context for Ctx<'_, P> {
+    #[inline(always)]
+    fn state(&self) -> u32 {
+        self.state
+    }
+
+    #[inline(always)]
+    fn frame(&self) -> *mut u8 {
+        self.frame
+    }
+
+    #[inline(always)]
+    fn result_dst(&self) -> *mut u8 {
+        self.dst
+    }
+
+    #[inline(always)]
+    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
+        let w = self.w;
+        if queue != 0 {
+            w.record_error(ERR_INVALID_QUEUE, self.kind, 1, queue);
+            return self.refused();
+        }
+        if self.spawned >= w.max_children {
+            w.record_error(
+                ERR_TOO_MANY_CHILDREN,
+                self.kind,
+                w.max_children,
+                self.spawned,
+            );
+            return self.refused();
+        }
+        let q = if P::is_block(kind) { Q_BLOCK } else { Q_THREAD };
+        // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
+        // until the batch publishes it.
+        unsafe {
+            let slot = w.alloc(kind);
+            if slot == NONE {
+                return self.refused();
+            }
+            let h = w.header(slot);
+            h.write(Header {
+                kind,
+                state: 0,
+                queue: q,
+                pending: 0,
+                parent: if P::JOINS { self.slot } else { NONE },
+                flags: 0,
+                result_dst: result_dst as u64,
+            });
+            if !w.reserve(q, slot, kind) {
+                return self.refused();
+            }
+            self.spawned += 1;
+            h.cast::<u8>().add(HEADER_BYTES as usize)
+        }
+    }
+
+    #[inline(always)]
+    fn wait(&mut self, resume_state: u32, _queue: u32) -> bool {
+        let mine = self.spawned > 0;
+        let any = if self.batch.block_mode {
+            // Every thread of a block-level task reaches this wait (the macro's uniformity
+            // check): a block barrier that also tells whether any thread spawned.
+            a::bar_red_or(mine)
+        } else {
+            mine
+        };
+        if !any {
+            return false;
+        }
+        if !self.batch.block_mode || a::thread_idx_x() == 0 {
+            let h = self.w.header(self.slot);
+            // SAFETY: the running task's header; published with its children after the step.
+            unsafe {
+                (*h).state = resume_state;
+                (*h).queue = if self.batch.block_mode {
+                    Q_BLOCK
+                } else {
+                    Q_THREAD
+                };
+            }
+        }
+        true
+    }
+
+    fn report_layout(&mut self, _size: usize, _align: usize) {}
+
+    #[cold]
+    fn unknown_kind(&mut self, kind: KindId) -> Step {
+        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
+        Step::Aborted
+    }
+}
+
+/// Reads shared word `i` (after a block barrier).
+#[inline(always)]
+fn get(w: &Warp, i: usize) -> u32 {
+    // SAFETY: i < word::END, inside the block's scheduler words.
+    // Ordering: relaxed, scope .cta; written before the block barrier that precedes this read.
+    unsafe { a::ld_relaxed_cta_u32(w.smem.add(i)) }
+}
+
+/// Writes shared word `i` (read after the next block barrier).
+#[inline(always)]
+fn set(w: &Warp, i: usize, v: u32) {
+    // SAFETY: as in `get`.
+    // Ordering: relaxed, scope .cta; read after the next block barrier.
+    unsafe { a::st_relaxed_cta_u32(w.smem.add(i), v) }
+}
+
+/// Thread 0: finds work for the next batch and broadcasts it through the shared words.
+///
+/// # Safety
+///
+/// Thread 0 of a block-level worker.
+#[inline(always)]
+unsafe fn acquire(w: &Warp, rng: &mut u32, threads: u32) {
+    // SAFETY: thread 0 owns the worker's deque operations.
+    unsafe {
+        let (mut src, mut q, mut stolen) = (w.warp, Q_BLOCK, 0);
+        let (mut base, mut got) = w.pop_own(Q_BLOCK, 1);
+        if got == 0 {
+            q = Q_THREAD;
+            (base, got) = w.pop_own(Q_THREAD, threads);
+        }
+        if got == 0 {
+            let (v, sq, head, sg) = w.steal(rng, Q_BLOCK);
+            if sg > 0 {
+                (src, q, base, got, stolen) = (v, sq, head, sg, 1);
+            }
+        }
+        set(w, word::GOT, got);
+        set(w, word::QUEUE, q);
+        set(w, word::BASE, base);
+        set(w, word::SRC, src);
+        set(w, word::STOLEN, stolen);
+        set(w, word::STOP, u32::from(got == 0 && w.should_stop()));
+    }
+}
+
+/// The body of `gtap_block_worker_<Program>`: runs the task tree rooted at
+/// `params.root_slot` on block-level workers.
+///
+/// # Safety
+///
+/// Launched by the host runtime with `params` pointing to a [`Params`] whose regions are
+/// allocated and reset as `layout.rs` describes (`queues == 2`, `num_warps` = blocks, a
+/// scratch slot per block), a block size that is a multiple of 32,
+/// [`super::layout::BLOCK_SMEM_BYTES`] of dynamic shared memory, and every block resident.
+#[inline(always)]
+pub unsafe fn block_worker<P: Program>(params: *const Params) {
+    // SAFETY: the caller passes valid params.
+    let p = unsafe { &*params };
+    let t = a::thread_idx_x();
+    let threads = a::block_dim_x();
+    let me = a::block_idx_x();
+    if me >= p.num_warps {
+        return;
+    }
+    super::set_params(params);
+    let smem: *mut u32 = a::dynamic_smem().cast();
+    let w = Warp {
+        slots: p.slots as *mut u8,
+        slot_bytes: p.slot_bytes as usize,
+        n: p.tasks_per_warp,
+        free_rings: p.free_rings as *mut u32,
+        free_pos: p.free_pos as *mut u32,
+        ring_cap: p.ring_cap,
+        queues: p.queues,
+        deques: p.deques as *mut DequeHeader,
+        deque_rings: p.deque_rings as *mut u32,
+        queue_cap: p.queue_cap,
+        num_warps: p.num_warps,
+        control: p.control as *mut Control,
+        error: p.error as *mut ErrorRecord,
+        root_slot: p.root_slot,
+        max_children: p.max_children,
+        single_claims: p.single_claims != 0,
+        warp: me,
+        lane: a::lane_id(),
+        smem,
+    };
+    let batch_block = Batch {
+        block_mode: true,
+        scratch: (p.scratch as *mut u8).wrapping_add(me as usize * p.slot_bytes as usize),
+    };
+    let batch_thread = Batch {
+        block_mode: false,
+        scratch: batch_block.scratch,
+    };
+    let frame_stride = p.block_frame_stride as usize;
+    if t == 0 {
+        // SAFETY: this block's shared words.
+        unsafe {
+            // Ordering: relaxed, scope .cta; published to the block by the barrier below.
+            for i in 0..word::END {
+                a::st_relaxed_cta_u32(smem.add(i), 0);
+            }
+            a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+        }
+    }
+    a::bar_sync();
+
+    // The root starts on block 0: as if stolen from itself, without a lock.
+    let mut root_pending = me == 0;
+    let mut rng: u32 = (me.wrapping_mul(2_654_435_761) ^ a::globaltimer() as u32) | 1;
+    let mut idle_ns: u32 = 0;
+    let (mut batches, mut steals, mut steps, mut spawned_total) = (0u32, 0u32, 0u32, 0u32);
+
+    loop {
+        // ---- 1. Acquire (thread 0), broadcast. ----
+        let mut root_now = false;
+        if root_pending {
+            root_pending = false;
+            root_now = true;
+        } else if t == 0 {
+            // SAFETY: thread 0 of this worker.
+            unsafe { acquire(&w, &mut rng, threads) };
+        }
+        a::bar_sync();
+        let (got, q, base, src, stolen) = if root_now {
+            // SAFETY: the root's header, written by the host before the launch.
+            let root_block = P::is_block(unsafe { (*w.header(p.root_slot)).kind });
+            (1, if root_block { Q_BLOCK } else { Q_THREAD }, 0, me, 0)
+        } else {
+            if get(&w, word::STOP) != 0 {
+                break;
+            }
+            (
+                get(&w, word::GOT),
+                get(&w, word::QUEUE),
+                get(&w, word::BASE),
+                get(&w, word::SRC),
+                get(&w, word::STOLEN),
+            )
+        };
+        if got == 0 {
+            a::nanosleep(idle_ns);
+            idle_ns = if idle_ns == 0 {
+                64
+            } else {
+                (idle_ns * 2).min(MAX_IDLE_NS)
+            };
+            continue;
+        }
+        idle_ns = 0;
+        if stolen != 0 {
+            // Acquire side of the victim's publication: every thread.
+            a::fence_acq_rel_gpu();
+        }
+        let block_mode = q == Q_BLOCK;
+        let mut task = NONE;
+        if root_now {
+            if block_mode || t == 0 {
+                task = p.root_slot;
+            }
+        } else if block_mode {
+            // SAFETY: the claimed entries [base, base + got) of that ring.
+            task = unsafe { *w.ring(src, q).add((base & (w.queue_cap - 1)) as usize) };
+            if t == 0 && got > 1 {
+                // Stolen block-level tasks beyond the first go to this block's own queue 1
+                // (published with this batch).
+                for i in 1..got {
+                    let pos = base.wrapping_add(i) & (w.queue_cap - 1);
+                    // SAFETY: as above; `reserve` writes this worker's own ring.
+                    unsafe {
+                        let s = *w.ring(src, q).add(pos as usize);
+                        let _ = w.reserve(Q_BLOCK, s, (*w.header(s)).kind);
+                    }
+                }
+            }
+        } else if t < got {
+            let pos = base.wrapping_add(t) & (w.queue_cap - 1);
+            // SAFETY: the claimed entries of that ring.
+            task = unsafe { *w.ring(src, q).add(pos as usize) };
+        }
+        if stolen != 0 {
+            // Every thread has read its entry: release the victim's steal end.
+            a::bar_sync();
+            if t == 0 {
+                let dq = w.deque(src, q);
+                // SAFETY: we hold the victim's lock for this deque.
+                unsafe {
+                    // Ordering: relaxed, scope .gpu; published by the unlock below.
+                    a::st_relaxed_gpu_u32(addr_of_mut!((*dq).head), base.wrapping_add(got));
+                    // Ordering: release, scope .gpu; unlock after our reads and the head.
+                    a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                }
+            }
+            steals += 1;
+        }
+
+        // ---- 2. Run: one block-level task on every thread, or one thread-level task each.
+        let mut to_free = NONE;
+        let mut notify = false;
+        let mut notify_parent = NONE;
+        let mut finished = 0u32;
+        let mut aborted = false;
+        let mut spawned = 0u32;
+        if task != NONE {
+            let h = w.header(task);
+            // SAFETY: a published task's header and frame, acquired above (own tasks were
+            // written by this block and ordered by its barriers and fences).
+            unsafe {
+                let kind = (*h).kind;
+                let state = (*h).state;
+                let mut frame = h.cast::<u8>().add(HEADER_BYTES as usize);
+                let mut dst = (*h).result_dst as *mut u8;
+                if block_mode {
+                    if P::kind_joins(kind) {
+                        let mine = frame.add(t as usize * frame_stride);
+                        if state == 0 && t > 0 {
+                            // The arguments the spawner wrote into copy 0.
+                            let words = frame_stride / 4;
+                            for i in 0..words {
+                                mine.cast::<u32>()
+                                    .add(i)
+                                    .write(frame.cast::<u32>().add(i).read());
+                            }
+                        }
+                        frame = mine;
+                        // Copies done before thread 0 writes its own copy.
+                        a::bar_sync();
+                    }
+                    if t != 0 {
+                        dst = null_mut();
+                    }
+                }
+                let mut ctx = Ctx::<'_, P> {
+                    w: &w,
+                    batch: if block_mode { &batch_block } else { &batch_thread },
+                    slot: task,
+                    kind,
+                    state,
+                    frame,
+                    dst,
+                    spawned: 0,
+                    _program: PhantomData,
+                };
+                let step = P::dispatch(&mut ctx, kind);
+                spawned = ctx.spawned;
+                steps += 1;
+                if block_mode && spawned > 0 {
+                    // Ordering: relaxed, scope .cta; read by thread 0 after the barrier.
+                    a::atom_relaxed_cta_add_u32(w.smem.add(word::SPAWNED), spawned);
+                }
+                match step {
+                    Step::Done => finished = 1,
+                    Step::Suspended if !P::JOINS => {
+                        w.record_error(ERR_PROTOCOL, kind, 0, 1);
+                        aborted = true;
+                    }
+                    Step::Suspended => {}
+                    Step::Aborted => aborted = true,
+                }
+                if !block_mode && P::JOINS {
+                    match step {
+                        Step::Done if spawned > 0 => {
+                            // Detached children keep the record alive; the last completes it.
+                            // Ordering: relaxed, scope .gpu; published with the children.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                            (*h).flags = FLAG_DONE;
+                        }
+                        Step::Done => {
+                            to_free = task;
+                            notify = true;
+                            notify_parent = (*h).parent;
+                        }
+                        Step::Suspended => {
+                            // Ordering: relaxed, scope .gpu; published with the children.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                        }
+                        Step::Aborted => {}
+                    }
+                } else if !block_mode && step == Step::Done {
+                    to_free = task;
+                }
+            }
+        }
+        spawned_total = spawned_total.wrapping_add(spawned);
+        // Release side: every thread's frame, header and ring writes, then the fence.
+        let any_aborted = a::bar_red_or(aborted);
+        if block_mode && t == 0 && task != NONE {
+            // The block-level task's bookkeeping, for the whole block.
+            let all = get(&w, word::SPAWNED);
+            set(&w, word::SPAWNED, 0);
+            let h = w.header(task);
+            // SAFETY: the running task's header.
+            unsafe {
+                if finished == 1 {
+                    if P::JOINS && all > 0 {
+                        // Ordering: relaxed, scope .gpu; published with the children.
+                        a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), all);
+                        (*h).flags = FLAG_DONE;
+                    } else {
+                        to_free = task;
+                        notify = P::JOINS;
+                        notify_parent = (*h).parent;
+                    }
+                } else if P::JOINS {
+                    // Ordering: relaxed, scope .gpu; published with the children.
+                    a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), all);
+                }
+            }
+            spawned = all;
+        } else if block_mode {
+            spawned = 0;
+            finished = 0;
+        }
+        a::fence_acq_rel_gpu();
+        if any_aborted || get(&w, word::FAILED) != 0 {
+            break;
+        }
+        // SAFETY: finished tasks' slots and parents (see `worker.rs`).
+        unsafe { w.free_warp(to_free) };
+        // SAFETY: as above.
+        let reenqueued = P::JOINS && notify && unsafe { w.complete(notify_parent) };
+        if a::bar_red_or(reenqueued) {
+            // Re-enqueued parents' ring entries, before thread 0 publishes them.
+            a::fence_acq_rel_gpu();
+        }
+
+        // ---- 3. Publish every new task (nothing is kept). ----
+        if !P::JOINS {
+            // Live-task count, as in `worker.rs`: the block's spawns minus its finished tasks.
+            let s = a::redux_sync_add_u32(FULL, spawned);
+            let f = a::redux_sync_add_u32(FULL, finished);
+            if a::lane_id() == 0 && s != f {
+                let delta = s.wrapping_sub(f);
+                // SAFETY: the control block is valid.
+                unsafe {
+                    // Ordering: relaxed, scope .gpu; raised before the new tasks are
+                    // published (below, after the barrier), so it is 0 only when none is left.
+                    let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.control).live), delta);
+                    if old.wrapping_add(delta) == 0 {
+                        // Ordering: release, scope .gpu; the root's result is written.
+                        a::st_release_gpu_u32(addr_of_mut!((*w.control).done), 1);
+                    }
+                }
+            }
+            a::bar_sync();
+        }
+        if t == 0 {
+            // SAFETY: thread 0 owns the worker's shared words and deque headers.
+            unsafe {
+                for q in [Q_THREAD, Q_BLOCK] {
+                    let sq = w.sm_queue(q);
+                    // Ordering: relaxed, scope .cta; written by threads before the barriers.
+                    let g = a::ld_relaxed_cta_u32(sq.add(2));
+                    if g == 0 {
+                        continue;
+                    }
+                    a::st_relaxed_cta_u32(sq.add(2), 0);
+                    // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu (a
+                    // release pattern): thieves that claim these entries see the tasks.
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.deque(me, q)).count), g);
+                    let est = a::ld_relaxed_cta_u32(sq.add(3));
+                    a::st_relaxed_cta_u32(sq.add(3), est + g);
+                }
+                batches += 1;
+                // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
+                a::st_relaxed_gpu_u32((p.progress as *mut u32).add(me as usize), batches);
+                if batches % STOP_CHECK_EVERY == 0 && w.should_stop() {
+                    set(&w, word::FAILED, 1);
+                }
+            }
+        }
+        // The next iteration's first barrier orders these publications before its reads;
+        // a stop noticed while busy ends the loop there.
+        a::bar_sync();
+        if get(&w, word::FAILED) != 0 {
+            break;
+        }
+    }
+
+    // ---- Exit: per-worker counters for the host (the shared words are free now). ----
+    if t == 0 {
+        set(&w, word::GOT, 0);
+        set(&w, word::QUEUE, 0);
+    }
+    a::bar_sync();
+    let steps = a::redux_sync_add_u32(FULL, steps);
+    let spawned = a::redux_sync_add_u32(FULL, spawned_total);
+    if a::lane_id() == 0 {
+        // SAFETY: the block's shared words.
+        // Ordering: relaxed, scope .cta; summed by thread 0 after the barrier.
+        unsafe {
+            a::atom_relaxed_cta_add_u32(w.smem.add(word::GOT), steps);
+            a::atom_relaxed_cta_add_u32(w.smem.add(word::QUEUE), spawned);
+        }
+    }
+    a::bar_sync();
+    if t == 0 {
+        let st = (p.stats as *mut WarpStats).wrapping_add(me as usize);
+        // SAFETY: this worker's stats entry.
+        unsafe {
+            st.write(WarpStats {
+                steps: get(&w, word::GOT),
+                spawned: get(&w, word::QUEUE),
+                steals,
+                batches,
+            })
+        };
+    }
+}
