@@ -3,13 +3,17 @@
 //!
 //! - `struct f;`: the marker, a unit struct (type and value namespace);
 //! - `struct __gtap_frame_f<L0, ..>`: the task-data struct (see [`crate::lower`]);
-//! - `unsafe impl TaskFn for f`: `Args`, `Output`, `ID`, `NAME`, `JOINS`, `CALLEES`, `step`;
+//! - `unsafe impl TaskFn for f`: `Args`, `Output`, `ID`, `NAME`, `JOINS`, `CALLEES`, `step`,
+//!   and `BLOCK = true` for a block-level function (`#[gtap::function(block)]`);
 //! - `impl Arity<N> for f`.
 //!
 //! Generated names start with `__gtap_`; paths go through `::gtap::__private`. Callees are
 //! named by value (`kind_of(&g)`) so a non-task function there gets `TaskFn`'s message.
 
-use crate::{lower::StateMachine, parse::TaskFnDef};
+use crate::{
+    lower::StateMachine,
+    parse::{Args, TaskFnDef},
+};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -36,6 +40,18 @@ fn output(def: &TaskFnDef) -> TokenStream {
     }
 }
 
+/// `const BLOCK: bool = true;` for a block-level function; nothing otherwise (the trait's
+/// default is `false`).
+fn block_const(block: bool) -> TokenStream {
+    if block {
+        quote!(
+            const BLOCK: bool = true;
+        )
+    } else {
+        TokenStream::new()
+    }
+}
+
 fn arity(def: &TaskFnDef) -> TokenStream {
     let name = &def.ident;
     let n = proc_macro2::Literal::usize_unsuffixed(def.params.len());
@@ -45,20 +61,19 @@ fn arity(def: &TaskFnDef) -> TokenStream {
 /// Everything but the marker, for a function that passed every check.
 pub(crate) fn items(
     def: &TaskFnDef,
-    limit: Option<&syn::Expr>,
+    args: &Args,
     callees: &[&syn::ExprPath],
     sm: &StateMachine,
 ) -> TokenStream {
+    let block = block_const(args.block);
     let name = &def.ident;
     let name_str = name.to_string();
     let path_str = format!("::{name_str}");
     let frame = format_ident!("__gtap_frame_{}", name);
     let generics: Vec<_> = sm.fields.iter().map(|f| &f.generic).collect();
     let field_names = sm.fields.iter().map(|f| &f.name);
-    let args = arg_types(def);
-    let out = output(def);
     let joins = sm.joins;
-    let limit = match limit {
+    let limit = match &args.max_frame_bytes {
         Some(e) => quote!({ #e }),
         None => quote!({ ::gtap::__private::DEFAULT_MAX_FRAME_BYTES }),
     };
@@ -75,6 +90,8 @@ pub(crate) fn items(
     };
     let body = &sm.body;
     let arity = arity(def);
+    let args = arg_types(def);
+    let out = output(def);
     let callees = callees.iter().map(|c| {
         let span = c
             .path
@@ -104,6 +121,7 @@ pub(crate) fn items(
             const JOINS: bool = #joins;
             const CALLEES: &'static [::gtap::__private::KindId] =
                 &[#(#callees),*];
+            #block
 
             #[allow(
                 unused_mut,
@@ -134,7 +152,8 @@ pub(crate) fn items(
 }
 
 /// Stub impls emitted next to the errors, so uses of the function elsewhere do not cascade.
-pub(crate) fn fallback(def: &TaskFnDef) -> TokenStream {
+pub(crate) fn fallback(def: &TaskFnDef, block: bool) -> TokenStream {
+    let block = block_const(block);
     let name = &def.ident;
     let name_str = name.to_string();
     let path_str = format!("::{name_str}");
@@ -151,6 +170,7 @@ pub(crate) fn fallback(def: &TaskFnDef) -> TokenStream {
             const NAME: &'static str = #name_str;
             const JOINS: bool = false;
             const CALLEES: &'static [::gtap::__private::KindId] = &[];
+            #block
             unsafe fn step<__GtapCtx: ::gtap::__private::Context>(
                 __gtap_ctx: &mut __GtapCtx,
             ) -> ::gtap::__private::Step {

@@ -1,5 +1,5 @@
-//! The pipeline, read top to bottom: parse → structure → check → cfg → liveness → lower →
-//! codegen. On any error the output is the marker struct, stub impls (when the signature is
+//! The pipeline, read top to bottom: parse → uniform (the block API rules) → structure →
+//! check → cfg → liveness → lower → codegen. On any error the output is the marker struct, stub impls (when the signature is
 //! usable) and the errors, so that code using the function sees no cascade of rustc errors.
 
 use crate::{
@@ -9,6 +9,7 @@ use crate::{
     markers::Marker,
     parse::{parse_args, parse_fn},
     structure::structure,
+    uniform,
 };
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -24,6 +25,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .map(|e| e.to_compile_error())
             .unwrap_or_default();
     };
+    uniform::check(&mut cx, &def.body, args.block);
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
     check::check_body(&mut cx, &structured.body);
     let params: Vec<_> = def
@@ -52,7 +54,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     Marker::Wait(_) => None,
                 })
                 .collect();
-            generated = codegen::items(&def, args.max_frame_bytes.as_ref(), &callees, &sm);
+            generated = codegen::items(&def, &args, &callees, &sm);
         }
     }
     let marker = codegen::marker(&def);
@@ -61,7 +63,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(e) => {
             let errors = e.to_compile_error();
             let stubs = if def.signature_ok {
-                codegen::fallback(&def)
+                codegen::fallback(&def, args.block)
             } else {
                 TokenStream::new()
             };

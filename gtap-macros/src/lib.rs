@@ -2,10 +2,12 @@
 //! machine (a marker type implementing `gtap::TaskFn`, a task-data struct and a step function).
 //!
 //! The pipeline, one module per stage (see `docs/frontend.md`):
-//! [`parse`] the item and its arguments → [`structure`] (normalize the body, replace the markers
-//! by numbered placeholders) → [`check`] (markers left in places we cannot lower) → [`cfg`]
-//! (scope resolution and the control-flow graph) → [`liveness`] (pending task results, locals
-//! live across each `taskwait!()`) → [`lower`] (the state machine) → [`codegen`] (the items).
+//! [`parse`] the item and its arguments → [`uniform`] (a block-level function's barriers are
+//! reached by every thread; no block API in thread-level functions) → [`structure`] (normalize
+//! the body, replace the markers by numbered placeholders) → [`check`] (markers left in places
+//! we cannot lower) → [`cfg`] (scope resolution and the control-flow graph) → [`liveness`]
+//! (pending task results, locals live across each `taskwait!()`) → [`lower`] (the state
+//! machine) → [`codegen`] (the items).
 //! Every problem is a spanned `syn::Error` collected in [`diag::Ctxt`]; the macro never panics.
 
 mod cfg;
@@ -19,6 +21,7 @@ mod markers;
 mod parse;
 mod structure;
 mod tokens;
+mod uniform;
 
 #[cfg(test)]
 mod tests;
@@ -40,8 +43,37 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
-/// Optional argument: `#[gtap::function(max_frame_bytes = N)]` raises the limit on the
-/// task-data struct (default `gtap::__private::DEFAULT_MAX_FRAME_BYTES`).
+/// Optional arguments, comma-separated, in any order:
+///
+/// - `max_frame_bytes = N` raises the limit on the task-data struct (default
+///   `gtap::__private::DEFAULT_MAX_FRAME_BYTES`);
+/// - `block` makes a block-level task (`TaskFn::BLOCK = true`): the body runs on every thread
+///   of a GPU thread block at once, with per-thread locals, and may use `gtap::block`
+///   (`thread_index`, `size`, `is_leader`, `sync` and the collectives). Every thread that runs
+///   a `task!` spawns its own child; the task's result is thread 0's. A `taskwait!()` and the
+///   collectives are block barriers: they may not sit under a condition that depends on
+///   `gtap::block::thread_index()`, nor after a `return`/`break`/`continue` under one (a
+///   compile error; see `docs/frontend.md`, "Block-level functions"). Without `block`, calling
+///   a `gtap::block` function is an error.
+///
+/// ```ignore
+/// #[gtap::function(block)]
+/// fn block_sum(n: u32, buf: gtap::Slice<f64>) -> f64 {
+///     let mut filled = 0;
+///     if gtap::block::thread_index() == 0 {
+///         filled = task!(fill(n, buf)); // one child, spawned by thread 0
+///     }
+///     taskwait!(); // every thread joins
+///     let filled = gtap::block::broadcast(filled);
+///     let mut part = 0.0;
+///     let mut i = gtap::block::thread_index();
+///     while i < filled {
+///         part += buf.get(i as usize);
+///         i += gtap::block::size();
+///     }
+///     gtap::block::sum_f64(part)
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn function(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into()).into()

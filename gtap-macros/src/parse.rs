@@ -16,6 +16,8 @@ use syn::{parse::Parser, Attribute, Block, FnArg, Ident, Pat, ReturnType, Type, 
 pub(crate) struct Args {
     /// `max_frame_bytes = N`: the limit on the task-data struct.
     pub(crate) max_frame_bytes: Option<syn::Expr>,
+    /// `block`: a block-level task, whose body runs on every thread of a thread block.
+    pub(crate) block: bool,
 }
 
 /// One parameter of the task function.
@@ -46,17 +48,31 @@ pub(crate) struct TaskFnDef {
     pub(crate) signature_ok: bool,
 }
 
-/// Parses the attribute arguments: nothing, or `max_frame_bytes = <expr>`.
+/// Parses the attribute arguments: nothing, or a comma-separated list of `block` (at most
+/// once) and `max_frame_bytes = <expr>`.
 pub(crate) fn parse_args(cx: &mut Ctxt, args: TokenStream) -> Args {
     let mut out = Args::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("max_frame_bytes") {
             out.max_frame_bytes = Some(meta.value()?.parse()?);
             Ok(())
+        } else if meta.path.is_ident("block") {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                return Err(meta.error("`block` takes no value: write #[gtap::function(block)]"));
+            }
+            if out.block {
+                return Err(meta.error("`block` is given twice"));
+            }
+            out.block = true;
+            Ok(())
         } else {
-            Err(meta.error(
-                "unknown argument: expected #[gtap::function] or #[gtap::function(max_frame_bytes = N)]",
-            ))
+            let name = meta
+                .path
+                .get_ident()
+                .map_or_else(|| "this argument".to_string(), |i| format!("`{i}`"));
+            Err(meta.error(format!(
+                "unknown argument {name} of #[gtap::function]: expected `block` and/or `max_frame_bytes = N`, as in #[gtap::function(block, max_frame_bytes = 512)]"
+            )))
         }
     });
     if let Err(e) = parser.parse2(args) {

@@ -12,8 +12,9 @@
 //!   `block_threads` entries; a steal takes up to half of a victim's queue 0, at most 32).
 //!
 //! so a thread-level task can spawn a block-level one and join it, and the other way round.
-//! Nothing is kept across batches: every new task is published, and the next batch pops the
-//! newest (LIFO), so a resumed parent runs next on the block that finished its last child.
+//! After a batch the newest block-level task (a resumed parent first), or else up to a batch of
+//! the newest thread-level tasks, is kept to run next without being published; everything
+//! else is published (stealable), and the next batch pops the newest (LIFO).
 //!
 //! # Invariants
 //!
@@ -71,8 +72,14 @@ mod word {
     /// 1 when a spawn of this batch was refused (an error is recorded), or when thread 0 saw
     /// the run end while the block was busy: the block leaves its loop.
     pub const FAILED: usize = 19;
+    /// Tasks kept from the last batch to run next without publishing them (0: none).
+    pub const KEPT: usize = 20;
+    /// Their queue.
+    pub const KEPT_QUEUE: usize = 21;
+    /// Ring position of the first, in this worker's own ring of that queue.
+    pub const KEPT_BASE: usize = 22;
     /// Words used.
-    pub const END: usize = 20;
+    pub const END: usize = 23;
 }
 const _: () = assert!(word::END * 4 <= BLOCK_SMEM_SCHED_BYTES as usize);
 
@@ -231,6 +238,18 @@ fn set(w: &Warp, i: usize, v: u32) {
 /// Thread 0 of a block-level worker.
 #[inline(always)]
 unsafe fn acquire(w: &Warp, rng: &mut u32, threads: u32) {
+    let kept = get(w, word::KEPT);
+    if kept > 0 {
+        // The tasks the last batch kept: written by this block, no acquire needed.
+        set(w, word::KEPT, 0);
+        set(w, word::GOT, kept);
+        set(w, word::QUEUE, get(w, word::KEPT_QUEUE));
+        set(w, word::BASE, get(w, word::KEPT_BASE));
+        set(w, word::SRC, w.warp);
+        set(w, word::STOLEN, 0);
+        set(w, word::STOP, 0);
+        return;
+    }
     // SAFETY: thread 0 owns the worker's deque operations.
     unsafe {
         let (mut src, mut q, mut stolen) = (w.warp, Q_BLOCK, 0);
@@ -536,7 +555,7 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             a::fence_acq_rel_gpu();
         }
 
-        // ---- 3. Publish every new task (nothing is kept). ----
+        // ---- 3. Publish the new tasks, keeping the newest to run next. ----
         if !P::JOINS {
             // Live-task count, as in `worker.rs`: the block's spawns minus its finished tasks.
             let s = a::redux_sync_add_u32(FULL, spawned);
@@ -559,19 +578,41 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         if t == 0 {
             // SAFETY: thread 0 owns the worker's shared words and deque headers.
             unsafe {
+                // Keep the newest block-level task (a resumed parent when there is one: it was
+                // reserved last), or else up to a batch of the newest thread-level tasks, to
+                // run next without a round trip through the deque (GTaP keeps one task).
+                // Ordering: relaxed, scope .cta; written by threads before the barriers.
+                let generated_block = a::ld_relaxed_cta_u32(w.sm_queue(Q_BLOCK).add(2));
+                let generated_thread = a::ld_relaxed_cta_u32(w.sm_queue(Q_THREAD).add(2));
+                let (kq, keep) = if generated_block > 0 {
+                    (Q_BLOCK, 1)
+                } else {
+                    (Q_THREAD, generated_thread.min(threads))
+                };
                 for q in [Q_THREAD, Q_BLOCK] {
                     let sq = w.sm_queue(q);
-                    // Ordering: relaxed, scope .cta; written by threads before the barriers.
                     let g = a::ld_relaxed_cta_u32(sq.add(2));
                     if g == 0 {
                         continue;
                     }
                     a::st_relaxed_cta_u32(sq.add(2), 0);
+                    let mut publish = g;
+                    if q == kq && keep > 0 {
+                        let new_tail = a::ld_relaxed_cta_u32(sq).wrapping_sub(keep);
+                        a::st_relaxed_cta_u32(sq, new_tail);
+                        set(&w, word::KEPT, keep);
+                        set(&w, word::KEPT_QUEUE, q);
+                        set(&w, word::KEPT_BASE, new_tail);
+                        publish -= keep;
+                    }
+                    if publish == 0 {
+                        continue;
+                    }
                     // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu (a
                     // release pattern): thieves that claim these entries see the tasks.
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.deque(me, q)).count), g);
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.deque(me, q)).count), publish);
                     let est = a::ld_relaxed_cta_u32(sq.add(3));
-                    a::st_relaxed_cta_u32(sq.add(3), est + g);
+                    a::st_relaxed_cta_u32(sq.add(3), est + publish);
                 }
                 batches += 1;
                 // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
