@@ -16,4 +16,8 @@ cp scripts/gpu-check.sh .carry/
 for f in /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/dejavu/DejaVuSans.ttf; do
   if [ -f "$f" ]; then cp "$f" .carry/font.ttf; break; fi
 done
+# The carry to the GPU machine is limited to 64 MiB and every binary embeds the PTX of all
+# programs (with their block-level kernels): ship them compressed; gpu-check.sh unpacks them.
+(cd .carry && tar czf ../.carry-bundle.tgz --exclude gpu-check.sh . && find . -mindepth 1 ! -name gpu-check.sh -delete)
+mv .carry-bundle.tgz .carry/bundle.tgz
 du -sh .carry

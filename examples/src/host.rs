@@ -8,6 +8,29 @@ use gtap::{Backend, Config, Runtime};
 /// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
 pub const PTX: &str = include_str!(env!("GTAP_PTX"));
 
+/// Which task granularity a program runs with (`--granularity`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Granularity {
+    /// Every task on one thread (the default).
+    Thread,
+    /// Every task on a thread block (`#[gtap::function(block)]`).
+    Block,
+    /// Thread-level tasks that hand large pieces of work to block-level ones.
+    Mixed,
+}
+
+impl Granularity {
+    /// The flag's spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Thread => "thread",
+            Self::Block => "block",
+            Self::Mixed => "mixed",
+        }
+    }
+}
+
 /// Options every example accepts: `--cpu` / `--gpu` (default: GPU when one is present),
 /// `--workers N` (CPU threads), `--reps N` (timed repetitions), then positional arguments.
 #[derive(Debug)]
@@ -27,6 +50,11 @@ pub struct Opts {
     pub tasks_per_warp: Option<u32>,
     /// See `grid`.
     pub max_registers: Option<u32>,
+    /// `--granularity thread|block|mixed` (default thread); each program says which it has.
+    pub granularity: Granularity,
+    /// `--block-threads N`: threads per block of the block-level workers
+    /// (`Config::block_threads`); `None` keeps `Config`'s default.
+    pub block_threads: Option<u32>,
     /// `--profile DIR`: profile the GPU runs and write the last one's batches and pictures to
     /// DIR (`--profile-records N` per warp, default 4096).
     pub profile: Option<std::path::PathBuf>,
@@ -48,6 +76,8 @@ impl Opts {
             block: None,
             tasks_per_warp: None,
             max_registers: None,
+            granularity: Granularity::Thread,
+            block_threads: None,
             profile: None,
             profile_records: 4096,
             positional: Vec::new(),
@@ -61,6 +91,21 @@ impl Opts {
                 "--reps" => opts.reps = parse_or_exit(args.next(), "--reps", usage),
                 "--grid" => opts.grid = Some(parse_or_exit(args.next(), "--grid", usage)),
                 "--block" => opts.block = Some(parse_or_exit(args.next(), "--block", usage)),
+                "--block-threads" => {
+                    opts.block_threads = Some(parse_or_exit(args.next(), "--block-threads", usage));
+                }
+                "--granularity" => {
+                    opts.granularity = match args.next().as_deref() {
+                        Some("thread") => Granularity::Thread,
+                        Some("block") => Granularity::Block,
+                        Some("mixed") => Granularity::Mixed,
+                        Some(g) => exit_usage(
+                            &format!("--granularity must be thread, block or mixed, got `{g}`"),
+                            usage,
+                        ),
+                        None => exit_usage("--granularity needs a value", usage),
+                    };
+                }
                 "--tasks-per-warp" => {
                     opts.tasks_per_warp =
                         Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
@@ -78,7 +123,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per warp)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per warp)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -96,6 +141,21 @@ impl Opts {
             Some(s) => s.parse().unwrap_or_else(|_| {
                 exit_usage(&format!("{name} must be a number, got `{s}`"), usage)
             }),
+        }
+    }
+
+    /// Exits with a usage error unless `--granularity` is one of `allowed`.
+    pub fn require_granularity(&self, allowed: &[Granularity], usage: &str) {
+        if !allowed.contains(&self.granularity) {
+            let names: Vec<_> = allowed.iter().map(|g| g.name()).collect();
+            exit_usage(
+                &format!(
+                    "--granularity {} is not available here (this program has: {})",
+                    self.granularity.name(),
+                    names.join(", ")
+                ),
+                usage,
+            );
         }
     }
 
@@ -124,10 +184,22 @@ impl Opts {
         config.block = self.block.unwrap_or(config.block);
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
         config.max_registers = self.max_registers.or(config.max_registers);
+        config.block_threads = self.block_threads.unwrap_or(config.block_threads);
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);
         }
         Runtime::with_ptx(config, PTX)
+    }
+}
+
+/// The block size a block-level task runs with on `rt`: `Config::block_threads` on the GPU,
+/// 1 on the CPU executor (see `gtap::block`). Block-level references take it.
+#[must_use]
+pub fn block_size(rt: &Runtime) -> u32 {
+    if rt.backend_name() == "gpu" {
+        rt.config().block_threads
+    } else {
+        1
     }
 }
 

@@ -1,8 +1,14 @@
 //! GPU kernel entries: one persistent worker kernel per program (nothing on the host).
 
 use crate::apps::{
-    bfs::Bfs, binary_tree::BinaryTree, cilksort::CilkSort, fib::Fib, fib::FibCutoff,
-    mergesort::MergeSort, nqueens::NQueens, pruned_tree::PrunedTree, spmv::Spmv,
+    bfs::{Bfs, BfsBlock, BfsMixed},
+    binary_tree::{BinaryTree, BinaryTreeBlock},
+    cilksort::CilkSort,
+    fib::{Fib, FibCutoff},
+    mergesort::{MergeSort, MergeSortMixed},
+    nqueens::NQueens,
+    pruned_tree::{PrunedTree, PrunedTreeBlock},
+    spmv::{Spmv, SpmvBlock},
 };
 
 gtap::kernel!(Fib);
@@ -14,3 +20,9 @@ gtap::kernel!(BinaryTree);
 gtap::kernel!(Bfs);
 gtap::kernel!(Spmv);
 gtap::kernel!(PrunedTree);
+gtap::kernel!(BinaryTreeBlock);
+gtap::kernel!(PrunedTreeBlock);
+gtap::kernel!(SpmvBlock);
+gtap::kernel!(BfsBlock);
+gtap::kernel!(BfsMixed);
+gtap::kernel!(MergeSortMixed);

@@ -359,6 +359,138 @@ pub fn pruned_tree_rayon(
     )
 }
 
+/// The value of one node of the block-level trees on a block of `block` threads: the threads'
+/// [`seq::tree_block_partial`]s summed in [`gtap::block::sum_f64`]'s order.
+///
+/// # Panics
+///
+/// If `block` is not 1 or a multiple of 32 up to 1024 (a block the GPU can run).
+#[must_use]
+pub fn tree_block_node(
+    node: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+    block: u32,
+) -> f64 {
+    assert!(
+        block == 1 || (block.is_multiple_of(32) && block <= 1024),
+        "block size {block}: expected 1 or a multiple of 32 up to 1024"
+    );
+    let mut partials = [0.0f64; 1024];
+    let partials = &mut partials[..block as usize];
+    for (t, p) in (0..block).zip(partials.iter_mut()) {
+        *p = seq::tree_block_partial(node, mem_ops, compute_iters, data, t, block);
+    }
+    gtap::block::sum_f64_reference(partials)
+}
+
+/// The block-level binary tree's checksum (`tree_block`) on blocks of `block` threads,
+/// sequentially: bit for bit what the GPU computes with `Config::block_threads = block`, and
+/// the CPU executor with `block = 1`.
+#[must_use]
+pub fn tree_block_seq(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    work: TreeWork,
+    data: Slice<f64>,
+    block: u32,
+) -> f64 {
+    let mut children = 0.0;
+    if depth < max_depth {
+        let l = tree_block_seq(depth + 1, max_depth, 2 * node + 1, work, data, block);
+        let r = tree_block_seq(depth + 1, max_depth, 2 * node + 2, work, data, block);
+        children = l + r;
+    }
+    children + tree_block_node(node, work.mem_ops, work.compute_iters, data, block)
+}
+
+/// [`tree_block_seq`] with `rayon::join` at every node (same result).
+#[must_use]
+pub fn tree_block_rayon(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    work: TreeWork,
+    data: Slice<f64>,
+    block: u32,
+) -> f64 {
+    let mut children = 0.0;
+    if depth < max_depth {
+        let (l, r) = rayon::join(
+            || tree_block_rayon(depth + 1, max_depth, 2 * node + 1, work, data, block),
+            || tree_block_rayon(depth + 1, max_depth, 2 * node + 2, work, data, block),
+        );
+        children = l + r;
+    }
+    children + tree_block_node(node, work.mem_ops, work.compute_iters, data, block)
+}
+
+/// The per-node work of the trees: `mem_ops` loads and `compute_iters` multiply-adds.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeWork {
+    /// Loads per node.
+    pub mem_ops: u32,
+    /// Multiply-adds per node.
+    pub compute_iters: u32,
+}
+
+/// The block-level pruned tree's checksum and node count (`pruned_tree_block`) on blocks of
+/// `block` threads: same tree as [`pruned_tree_seq`], node values as [`tree_block_node`].
+#[must_use]
+pub fn pruned_tree_block_seq(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    seed: u64,
+    work: TreeWork,
+    data: Slice<f64>,
+    block: u32,
+) -> (f64, u64) {
+    use crate::apps::pruned_tree::child_kept;
+    let mut sums = [0.0; 3];
+    let mut nodes = 1;
+    if depth < max_depth {
+        for (c, sum) in sums.iter_mut().enumerate() {
+            if child_kept(seed, node, c as u64, depth, max_depth) {
+                let child = 3 * node + 1 + c as u64;
+                let (s, n) =
+                    pruned_tree_block_seq(depth + 1, max_depth, child, seed, work, data, block);
+                *sum = s;
+                nodes += n;
+            }
+        }
+    }
+    let own = tree_block_node(node, work.mem_ops, work.compute_iters, data, block);
+    (sums[0] + sums[1] + sums[2] + own, nodes)
+}
+
+/// [`pruned_tree_block_seq`] with `rayon::join` at every node (same result).
+#[must_use]
+pub fn pruned_tree_block_rayon(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    seed: u64,
+    work: TreeWork,
+    data: Slice<f64>,
+    block: u32,
+) -> (f64, u64) {
+    use crate::apps::pruned_tree::child_kept;
+    let child = |c: u64| {
+        if depth < max_depth && child_kept(seed, node, c, depth, max_depth) {
+            let n = 3 * node + 1 + c;
+            pruned_tree_block_rayon(depth + 1, max_depth, n, seed, work, data, block)
+        } else {
+            (0.0, 0)
+        }
+    };
+    let (a, (b, c)) = rayon::join(|| child(0), || rayon::join(|| child(1), || child(2)));
+    let own = tree_block_node(node, work.mem_ops, work.compute_iters, data, block);
+    (a.0 + b.0 + c.0 + own, 1 + a.1 + b.1 + c.1)
+}
+
 /// `n` pseudo-random 32-bit keys from `seed` (xorshift64*), for the sorts.
 #[must_use]
 pub fn random_keys(n: usize, seed: u64) -> Vec<u32> {

@@ -133,3 +133,45 @@ pub fn spmv_rayon(a: &Csr, x: &[f64]) -> Vec<f64> {
         .map(|r| spmv_row(a, x, r))
         .collect()
 }
+
+/// One row of `a · x` as the block-level `spmv_block` computes it on a block of `block`
+/// threads: thread `t` sums entries `t, t + block, ..` of the row in CSR order from `0.0`, and
+/// the partials are added in [`gtap::block::sum_f64`]'s order. `block = 1` is [`spmv_row`].
+///
+/// # Panics
+///
+/// If `block` is not 1 or a multiple of 32 up to 1024.
+#[must_use]
+pub fn spmv_block_row(a: &Csr, x: &[f64], r: u32, block: u32) -> f64 {
+    assert!(
+        block == 1 || (block.is_multiple_of(32) && block <= 1024),
+        "block size {block}: expected 1 or a multiple of 32 up to 1024"
+    );
+    let cols = a.row(r);
+    let vals = a.row_values(r);
+    let mut partials = [0.0f64; 1024];
+    let partials = &mut partials[..block as usize];
+    for (k, &c) in cols.iter().enumerate() {
+        let v = vals.map_or(1.0, |vals| vals[k]);
+        let p = &mut partials[k % block as usize];
+        *p += v * x[c as usize];
+    }
+    gtap::block::sum_f64_reference(partials)
+}
+
+/// `a · x` as `spmv_block` computes it on blocks of `block` threads, sequentially.
+///
+/// # Panics
+///
+/// If `x.len() != a.n_cols`, or as [`spmv_block_row`].
+#[must_use]
+pub fn spmv_block_seq(a: &Csr, x: &[f64], block: u32) -> Vec<f64> {
+    assert_eq!(
+        x.len(),
+        a.n_cols as usize,
+        "x must have one element per column"
+    );
+    (0..a.n_rows)
+        .map(|r| spmv_block_row(a, x, r, block))
+        .collect()
+}

@@ -123,7 +123,12 @@ mod gpu {
     /// Adds a per-warp partial (every lane gets the warp's total) and then the warp totals in
     /// order; the module docs give the exact order.
     #[inline(always)]
-    pub(super) fn reduce<T: Copy>(v: T, bits: fn(T) -> u64, from: fn(u64) -> T, add: fn(T, T) -> T) -> T {
+    pub(super) fn reduce<T: Copy>(
+        v: T,
+        bits: fn(T) -> u64,
+        from: fn(u64) -> T,
+        add: fn(T, T) -> T,
+    ) -> T {
         let lane = a::lane_id();
         let mut x = v;
         let mut off = 16;

@@ -47,9 +47,11 @@ pub struct Config {
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
     /// (default 128).
     pub block_threads: u32,
-    /// GPU: task records per block-level worker (default 1024). A joining block-level kind's
-    /// record holds one frame per thread, so records are larger than thread-level ones.
-    pub tasks_per_block: u32,
+    /// GPU: task records per block-level worker. `None` (the default) takes as many as fit in
+    /// a quarter of the device's free memory, between 256 and 16384: a joining block-level
+    /// kind's record holds one frame per thread, so records can be large, while programs that
+    /// run thread-level tasks on block-level workers need many.
+    pub tasks_per_block: Option<u32>,
     /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
@@ -92,7 +94,7 @@ impl Default for Config {
             block: 32,
             tasks_per_warp: 8192,
             block_threads: 128,
-            tasks_per_block: 1024,
+            tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,
             max_children: 64,
             queues: 1,
@@ -147,8 +149,12 @@ impl Config {
                 "a multiple of 32 in 32..=1024",
             );
         }
-        if self.tasks_per_block == 0 {
-            return bad("tasks_per_block", self.tasks_per_block, "at least 1");
+        if self.tasks_per_block == Some(0) {
+            return bad(
+                "tasks_per_block",
+                "Some(0)",
+                "None (sized from free device memory) or Some(1 or more)",
+            );
         }
         if self.cpu_pool_bytes < 1 << 20 {
             return bad("cpu_pool_bytes", self.cpu_pool_bytes, "at least 1 MiB");

@@ -85,3 +85,169 @@ gtap::program!(
     /// `bfs_visit` and its chunk tasks.
     pub Bfs = [bfs_visit, bfs_chunk]
 );
+
+/// The block-level visit: as [`bfs_visit`], with the block's threads striding over the
+/// adjacency list (thread `t` relaxes edges `t, t + B, ..`) and each thread spawning the visits
+/// of the neighbours it improved (per-thread detached spawns, no join). A list longer than
+/// `B * CHUNK` edges is halved by the leader into [`bfs_block_chunk`] tasks first, so no
+/// thread spawns more than [`CHUNK`] children.
+///
+/// Threads may disagree on the stale check (another task can lower `depths[v]` between their
+/// loads); no barrier follows it, and a thread that goes on relaxes with a depth that was
+/// reached, so the final depths are exact either way.
+#[gtap::function(block)]
+pub fn bfs_block(v: u32, depth: u32, offsets: Slice<u32>, targets: Slice<u32>, depths: Slice<u32>) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    let begin = offsets.get(v as usize);
+    let end = offsets.get(v as usize + 1);
+    let (t, size) = (gtap::block::thread_index(), gtap::block::size());
+    if end - begin > size * CHUNK {
+        if gtap::block::is_leader() {
+            let mid = begin + (end - begin) / 2;
+            task!(bfs_block_chunk(
+                v, depth, begin, mid, offsets, targets, depths
+            ));
+            task!(bfs_block_chunk(
+                v, depth, mid, end, offsets, targets, depths
+            ));
+        }
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin + t;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_block(u, next, offsets, targets, depths));
+        }
+        e += size;
+    }
+}
+
+/// Relaxes edges `begin..end` of vertex `v` (reached at `depth`) on a block, halving the
+/// range while it is longer than `B * CHUNK`.
+#[gtap::function(block)]
+pub fn bfs_block_chunk(
+    v: u32,
+    depth: u32,
+    begin: u32,
+    end: u32,
+    offsets: Slice<u32>,
+    targets: Slice<u32>,
+    depths: Slice<u32>,
+) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    let (t, size) = (gtap::block::thread_index(), gtap::block::size());
+    if end - begin > size * CHUNK {
+        if gtap::block::is_leader() {
+            let mid = begin + (end - begin) / 2;
+            task!(bfs_block_chunk(
+                v, depth, begin, mid, offsets, targets, depths
+            ));
+            task!(bfs_block_chunk(
+                v, depth, mid, end, offsets, targets, depths
+            ));
+        }
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin + t;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_block(u, next, offsets, targets, depths));
+        }
+        e += size;
+    }
+}
+
+gtap::program!(
+    /// `bfs_block` and its chunk tasks: every visit a block task.
+    pub BfsBlock = [bfs_block, bfs_block_chunk]
+);
+
+/// The mixed-granularity visit (thread-level): a vertex with at most `threshold` out-edges
+/// (and at most [`CHUNK`]) is relaxed by this thread; a longer list goes to a block-level
+/// [`bfs_mixed_block`] task, detached. Visits of improved neighbours are thread-level again.
+#[gtap::function]
+pub fn bfs_mixed(
+    v: u32,
+    depth: u32,
+    threshold: u32,
+    offsets: Slice<u32>,
+    targets: Slice<u32>,
+    depths: Slice<u32>,
+) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    let begin = offsets.get(v as usize);
+    let end = offsets.get(v as usize + 1);
+    if end - begin > threshold.min(CHUNK) {
+        task!(bfs_mixed_block(
+            v, depth, begin, end, threshold, offsets, targets, depths
+        ));
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_mixed(u, next, threshold, offsets, targets, depths));
+        }
+        e += 1;
+    }
+}
+
+/// Relaxes edges `begin..end` of vertex `v` on a block for [`bfs_mixed`]: halved by the leader
+/// while longer than `B * CHUNK`, then strided over the threads, each spawning thread-level
+/// visits of the neighbours it improved.
+#[gtap::function(block)]
+#[allow(clippy::too_many_arguments)]
+pub fn bfs_mixed_block(
+    v: u32,
+    depth: u32,
+    begin: u32,
+    end: u32,
+    threshold: u32,
+    offsets: Slice<u32>,
+    targets: Slice<u32>,
+    depths: Slice<u32>,
+) {
+    if depths.atomic_load(v as usize) < depth {
+        return;
+    }
+    let (t, size) = (gtap::block::thread_index(), gtap::block::size());
+    if end - begin > size * CHUNK {
+        if gtap::block::is_leader() {
+            let mid = begin + (end - begin) / 2;
+            task!(bfs_mixed_block(
+                v, depth, begin, mid, threshold, offsets, targets, depths
+            ));
+            task!(bfs_mixed_block(
+                v, depth, mid, end, threshold, offsets, targets, depths
+            ));
+        }
+        return;
+    }
+    let next = depth + 1;
+    let mut e = begin + t;
+    while e < end {
+        let u = targets.get(e as usize);
+        if depths.atomic_min(u as usize, next) > next {
+            task!(bfs_mixed(u, next, threshold, offsets, targets, depths));
+        }
+        e += size;
+    }
+}
+
+gtap::program!(
+    /// `bfs_mixed` (thread-level visits) and `bfs_mixed_block` (block-level relaxation of
+    /// long adjacency lists).
+    pub BfsMixed = [bfs_mixed, bfs_mixed_block]
+);

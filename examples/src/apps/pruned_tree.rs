@@ -197,3 +197,70 @@ gtap::program!(
     /// `pruned_tree` alone.
     pub PrunedTree = [pruned_tree]
 );
+
+/// The block-level pruned tree: the same tree (same [`child_kept`] rule) with each node a
+/// block task. The leader spawns the node's existing children and the block joins them; the
+/// node's work is the block trees' ([`super::seq::tree_block_partial`] strided over the
+/// threads, summed with [`gtap::block::sum_f64`]), so the checksum depends on the block size
+/// `B` and equals `reference::pruned_tree_block_seq(.., B)` bit for bit (`B = 1` on the CPU).
+#[gtap::function(block)]
+#[allow(clippy::too_many_arguments)]
+pub fn pruned_tree_block(
+    depth: u32,
+    max_depth: u32,
+    node: u64,
+    seed: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+) -> f64 {
+    let d = depth + 1;
+    let (n0, n1, n2) = (3 * node + 1, 3 * node + 2, 3 * node + 3);
+    let (mut a, mut b, mut c) = (0.0, 0.0, 0.0);
+    if depth < max_depth && gtap::block::is_leader() {
+        if child_kept(seed, node, 0, depth, max_depth) {
+            a = task!(pruned_tree_block(
+                d,
+                max_depth,
+                n0,
+                seed,
+                mem_ops,
+                compute_iters,
+                data
+            ));
+        }
+        if child_kept(seed, node, 1, depth, max_depth) {
+            b = task!(pruned_tree_block(
+                d,
+                max_depth,
+                n1,
+                seed,
+                mem_ops,
+                compute_iters,
+                data
+            ));
+        }
+        if child_kept(seed, node, 2, depth, max_depth) {
+            c = task!(pruned_tree_block(
+                d,
+                max_depth,
+                n2,
+                seed,
+                mem_ops,
+                compute_iters,
+                data
+            ));
+        }
+    }
+    // Every thread joins (the leader's children; the others have none).
+    taskwait!();
+    let (t, size) = (gtap::block::thread_index(), gtap::block::size());
+    let own = super::seq::tree_block_partial(node, mem_ops, compute_iters, data, t, size);
+    // Only thread 0's result counts, and it holds the children's results.
+    a + b + c + gtap::block::sum_f64(own)
+}
+
+gtap::program!(
+    /// `pruned_tree_block` alone: every node a block task.
+    pub PrunedTreeBlock = [pruned_tree_block]
+);

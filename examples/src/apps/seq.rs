@@ -159,3 +159,105 @@ pub fn tree_node_work(node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f
     }
     acc + x
 }
+
+/// Index of the `k`-th load of `node` in the block-level trees, in `0..len` (`len > 0`): a
+/// hash of `(node, k)` rather than a chain, so each thread of a block computes its own loads.
+#[inline(always)]
+#[must_use]
+pub fn block_load_index(node: u64, k: u32, len: u64) -> usize {
+    // murmur3's 32-bit finalizer over the node's and the load's numbers, mapped onto `0..len`
+    // by Lemire's multiply-shift (no division; see `tree_node_work`).
+    let mut h =
+        (node as u32).wrapping_mul(0x9e37_79b9) ^ (node >> 32) as u32 ^ k.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    ((u64::from(h) * len) >> 32) as usize
+}
+
+/// Thread `t`'s share (of a block of `size`) of the block-level trees' per-node work: the loads
+/// `k = t, t + size, ..` below `mem_ops`, at [`block_load_index`], summed in that order, plus a
+/// multiply-add chain of as many steps as `t` has among `0..compute_iters` strided by `size`
+/// (GTaP strides both over the block), started from the node's seed; `0.0` for the chain of a
+/// thread without steps. The node's value is the block's [`gtap::block::sum_f64`] of these, so
+/// it depends on `size` and the host reproduces it with `sum_f64_reference`.
+#[must_use]
+pub fn tree_block_partial(
+    node: u64,
+    mem_ops: u32,
+    compute_iters: u32,
+    data: Slice<f64>,
+    t: u32,
+    size: u32,
+) -> f64 {
+    let len = data.len().min(u32::MAX as usize) as u64;
+    let mut acc = 0.0f64;
+    if len > 0 {
+        let mut k = t;
+        while k < mem_ops {
+            let i = block_load_index(node, k, len);
+            // SAFETY: `block_load_index` returns an index below len <= data.len().
+            acc += unsafe { data.get_unchecked(i) };
+            k += size;
+        }
+    }
+    let steps = if t < compute_iters {
+        (compute_iters - t).div_ceil(size)
+    } else {
+        0
+    };
+    if steps == 0 {
+        return acc;
+    }
+    let mut x = (node % 1024) as f64 * 1.0e-3;
+    for _ in 0..steps {
+        x = gtap::math::mul_add(x, 0.999_999, 1.0e-6);
+    }
+    acc + x
+}
+
+/// Writes `count` elements of the merge of the sorted `x` and `y` into `out` from index
+/// `i + j`, starting at `x[i]` and `y[j]` (a merge-path split point); ties take `x` first, as
+/// [`merge`] does.
+pub fn merge_part(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>, i: usize, j: usize, count: usize) {
+    let (mut i, mut j, mut k) = (i, j, i + j);
+    let end = k + count;
+    while k < end && i < x.len() && j < y.len() {
+        let (a, b) = (x.get(i), y.get(j));
+        if a <= b {
+            out.set(k, a);
+            i += 1;
+        } else {
+            out.set(k, b);
+            j += 1;
+        }
+        k += 1;
+    }
+    if k < end && i < x.len() {
+        out.copy_from(k, x, i, end - k);
+    } else if k < end {
+        out.copy_from(k, y, j, end - k);
+    }
+}
+
+/// The merge-path split of output diagonal `d` (`d <= x.len() + y.len()`): the `i` such that
+/// the first `d` elements of the merge of `x` and `y` are `x[..i]` and `y[..d - i]` (ties take
+/// `x` first, as [`merge`] does).
+#[must_use]
+pub fn merge_path(x: Slice<u32>, y: Slice<u32>, d: usize) -> usize {
+    let mut lo = d.saturating_sub(y.len());
+    let mut hi = d.min(x.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        // x[mid] goes before y[d - 1 - mid] when x[mid] <= y[d - 1 - mid]: then more of x
+        // belongs to the first d.
+        if x.get(mid) <= y.get(d - 1 - mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}

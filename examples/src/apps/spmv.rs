@@ -51,3 +51,50 @@ gtap::program!(
     /// `spmv` alone.
     pub Spmv = [spmv]
 );
+
+/// The block-level SpMV: the leader halves the row range into two detached block tasks down to
+/// [`LEAF_ROWS`] rows; a leaf computes its rows one after the other, each row's products
+/// strided over the block's threads (thread `t` sums entries `t, t + B, ..` of the row in CSR
+/// order from `0.0`), combined with [`gtap::block::sum_f64`], and thread 0 writes `y[r]`. The
+/// result depends on the block size `B` and equals `reference_irregular::spmv_block_seq(.., B)`
+/// bit for bit (`B = 1`, the CPU executor, is the sequential order).
+#[gtap::function(block)]
+pub fn spmv_block(
+    rows_begin: u32,
+    rows_end: u32,
+    offsets: Slice<u32>,
+    cols: Slice<u32>,
+    vals: Slice<f64>,
+    x: Slice<f64>,
+    y: Slice<f64>,
+) {
+    if rows_end - rows_begin > LEAF_ROWS {
+        if gtap::block::is_leader() {
+            let mid = rows_begin + (rows_end - rows_begin) / 2;
+            task!(spmv_block(rows_begin, mid, offsets, cols, vals, x, y));
+            task!(spmv_block(mid, rows_end, offsets, cols, vals, x, y));
+        }
+        return;
+    }
+    let (t, size) = (gtap::block::thread_index(), gtap::block::size());
+    let mut r = rows_begin;
+    while r < rows_end {
+        let end = offsets.get(r as usize + 1) as usize;
+        let mut k = offsets.get(r as usize) as usize + t as usize;
+        let mut sum = 0.0;
+        while k < end {
+            sum += vals.get(k) * x.get(cols.get(k) as usize);
+            k += size as usize;
+        }
+        let row = gtap::block::sum_f64(sum);
+        if gtap::block::is_leader() {
+            y.set(r as usize, row);
+        }
+        r += 1;
+    }
+}
+
+gtap::program!(
+    /// `spmv_block` alone.
+    pub SpmvBlock = [spmv_block]
+);

@@ -8,28 +8,53 @@
 //! kernel time (CUDA events) and end to end; with
 //! `--cpu` the sizes are smaller and gtap runs on the CPU executor. Slow sequential baselines
 //! (over 2 s a run) are timed 3 times, not `--reps` times.
+//!
+//! Block-level and mixed-granularity rows (`only=block`, `only=mixed`, or by name): the binary
+//! tree thread vs block, the tree sweeps, the pruned tree at D = 32, SpMV and BFS with
+//! block-level tasks, and mergesort with block-level merges beside rayon. Their checksums are
+//! checked against the block references for the block size they ran with (1 on the CPU).
 
 use std::process::ExitCode;
 
 use gtap::{Backend, Config, Runtime};
 use gtap_examples::{
     apps::{
-        bfs::{bfs_visit, Bfs},
-        binary_tree::{tree, BinaryTree},
+        bfs::{bfs_block, bfs_visit, Bfs, BfsBlock},
+        binary_tree::{tree, tree_block, BinaryTree, BinaryTreeBlock},
         cilksort::{cilksort, CilkSort},
         fib::{fib, fib_cutoff, Fib, FibCutoff},
-        mergesort::{mergesort, MergeSort},
+        mergesort::{mergesort, mergesort_mixed, MergeSort, MergeSortMixed},
         nqueens::{nqueens, NQueens},
-        pruned_tree::{pruned_tree, PrunedTree},
-        spmv::{spmv, Spmv},
+        pruned_tree::{pruned_tree, pruned_tree_block, PrunedTree, PrunedTreeBlock},
+        spmv::{spmv, spmv_block, Spmv, SpmvBlock},
     },
     host::{self, Opts},
     inputs::{grid, random_matrix, rmat, Csr, Grid, Rmat},
-    reference,
-    reference_irregular::{bfs_rayon, bfs_seq, spmv_rayon, spmv_seq, traversed_edges, UNREACHED},
+    reference::{self, TreeWork},
+    reference_irregular::{
+        bfs_rayon, bfs_seq, spmv_block_seq, spmv_rayon, spmv_seq, traversed_edges, UNREACHED,
+    },
 };
 
-const USAGE: &str = "bench [--cpu|--gpu] [--reps N=10] [--workers N] [only=NAME,NAME..]";
+const USAGE: &str =
+    "bench [--cpu|--gpu] [--reps N=10] [--workers N] [--block-threads N] [only=NAME,NAME..]";
+
+/// `(mem_ops, compute_iters)` of the tree sweeps (GTaP's).
+const TREE_SWEEP_POINTS: [(u32, u32); 6] = [
+    (8, 256),
+    (64, 256),
+    (512, 256),
+    (256, 64),
+    (256, 1024),
+    (256, 4096),
+];
+
+/// Threads per block of the block-level tree rows: GTaP's launch shape for them (blocks of 64,
+/// as many as fit).
+const TREE_BLOCK_THREADS: u32 = 64;
+
+/// Merges of at least this many keys are block-level in the mixed mergesort row.
+const BLOCK_MERGE_MIN: usize = 4096;
 
 /// One contender's timings, in ms.
 struct Timing {
@@ -114,11 +139,362 @@ struct Bench {
     reps: usize,
     gpu: bool,
     only: Vec<String>,
+    /// `--block-threads`: overrides the block size of every block-level row.
+    block_threads: Option<u32>,
 }
 
 impl Bench {
-    fn wants(&self, name: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|o| o == name)
+    /// Whether `only=` asks for the workload `name` (or one of its `tags`, e.g. `block`).
+    fn wants(&self, name: &str, tags: &[&str]) -> bool {
+        self.only.is_empty()
+            || self
+                .only
+                .iter()
+                .any(|o| o == name || tags.contains(&o.as_str()))
+    }
+
+    /// A runtime for block-level rows: the bench's backend, the default grid (as many blocks
+    /// as fit) and `block_threads` threads per block (unless `--block-threads` says otherwise).
+    fn block_runtime(&self, block_threads: u32) -> Result<Runtime, String> {
+        let config = Config {
+            backend: self.rt_backend(),
+            grid: None,
+            block_threads: self.block_threads.unwrap_or(block_threads),
+            ..Config::default()
+        };
+        Runtime::with_ptx(config, host::PTX).map_err(err)
+    }
+
+    /// The block size a block-level task runs with on `rt` (1 on the CPU executor).
+    fn block_label(rt: &Runtime) -> String {
+        format!(
+            "gtap ({}), block-level B={}",
+            rt.backend_name(),
+            host::block_size(rt)
+        )
+    }
+
+    /// The binary tree at depth 22 (m = c = 256), thread-level beside block-level (blocks of
+    /// [`TREE_BLOCK_THREADS`]), rayon and sequential.
+    fn binary_tree_block(&mut self) -> Result<(), String> {
+        let depth = if self.gpu { 22 } else { 18 };
+        let (m, c) = (256, 256);
+        let work = TreeWork {
+            mem_ops: m,
+            compute_iters: c,
+        };
+        let mut values = reference::random_f64(1 << 20, 3);
+        // SAFETY: `values` outlives every use of the handle in this function.
+        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
+        let reps = self.reps;
+        let data = self.rt.upload(&values).map_err(err)?;
+        let name = format!("{}, thread-level", self.gtap_name());
+        let thread = measure(&name, reps, || {
+            let r = self
+                .rt
+                .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                .map_err(err)?;
+            if r.to_bits() != expected.to_bits() {
+                return Err(format!("binary tree checksum {r}, expected {expected}"));
+            }
+            Ok(self.kernel_ms())
+        })?;
+        let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
+        let b = host::block_size(&brt);
+        let expected_block = reference::tree_block_rayon(0, depth, 0, work, host_data, b);
+        let bdata = brt.upload(&values).map_err(err)?;
+        let block = measure(&Self::block_label(&brt), reps, || {
+            let r = brt
+                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, bdata.slice()))
+                .map_err(err)?;
+            if r.to_bits() != expected_block.to_bits() {
+                return Err(format!(
+                    "block binary tree (B={b}) checksum {r}, expected {expected_block}"
+                ));
+            }
+            Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
+        })?;
+        let rayon = measure("rayon::join at every node", reps, || {
+            Ok(
+                (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
+                    == expected.to_bits())
+                .then_some(None)
+                .ok_or("rayon wrong")?,
+            )
+        })?;
+        let seq = measure("sequential", reps, || {
+            Ok(
+                (reference::tree_seq(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits())
+                    .then_some(None)
+                    .ok_or("seq wrong")?,
+            )
+        })?;
+        let t = |r: &Timing| r.kernel_median.unwrap_or(r.median);
+        let ratio = t(&thread) / t(&block);
+        print_table(
+            &format!("binary tree thread vs block, depth {depth}, mem_ops {m}, compute_iters {c}"),
+            &[thread, block, rayon, seq],
+        );
+        println!("  block-level {ratio:.2}x faster than thread-level");
+        Ok(())
+    }
+
+    /// The tree sweeps of [`Bench::tree_sweep`] with block-level nodes (blocks of
+    /// [`TREE_BLOCK_THREADS`]), each beside rayon on the thread-level tree.
+    fn tree_sweep_block(&mut self) -> Result<(), String> {
+        let depth = if self.gpu { 20 } else { 14 };
+        let mut values = reference::random_f64(1 << 20, 3);
+        // SAFETY: `values` outlives every use of the handle in this function.
+        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
+        let b = host::block_size(&brt);
+        let data = brt.upload(&values).map_err(err)?;
+        let mut rows = Vec::new();
+        for (m, c) in TREE_SWEEP_POINTS {
+            let work = TreeWork {
+                mem_ops: m,
+                compute_iters: c,
+            };
+            let expected = reference::tree_block_rayon(0, depth, 0, work, host_data, b);
+            let reps = self.reps;
+            let name = format!("gtap block B={b}: mem_ops {m}, compute_iters {c}");
+            rows.push(measure(&name, reps, || {
+                let r = brt
+                    .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, data.slice()))
+                    .map_err(err)?;
+                if r.to_bits() != expected.to_bits() {
+                    return Err(format!(
+                        "tree_block(m {m}, c {c}, B={b}) = {r}, expected {expected}"
+                    ));
+                }
+                Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
+            })?);
+            let thread_expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
+            rows.push(measure(
+                &format!("rayon: mem_ops {m}, compute_iters {c}"),
+                reps,
+                || {
+                    Ok(
+                        (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
+                            == thread_expected.to_bits())
+                        .then_some(None)
+                        .ok_or("rayon wrong")?,
+                    )
+                },
+            )?);
+        }
+        print_table(
+            &format!("block-level binary tree sweeps, depth {depth} (checked against the block reference)"),
+            &rows,
+        );
+        for pair in rows.chunks(2) {
+            println!(
+                "  {}: gtap block {:.2}x faster than rayon",
+                pair[1].name.trim_start_matches("rayon: "),
+                pair[1].median / pair[0].kernel_median.unwrap_or(pair[0].median)
+            );
+        }
+        Ok(())
+    }
+
+    /// The pruned 3-ary tree at D = 32 (CPU: 20) with block-level nodes, beside rayon.
+    fn pruned_tree_block(&mut self) -> Result<(), String> {
+        let depth = if self.gpu { 32 } else { 20 };
+        let (m, c, seed) = (256, 256, 1);
+        let work = TreeWork {
+            mem_ops: m,
+            compute_iters: c,
+        };
+        let mut values = reference::random_f64(1 << 20, 3);
+        // SAFETY: `values` outlives every use of the handle in this function.
+        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
+        let b = host::block_size(&brt);
+        let data = brt.upload(&values).map_err(err)?;
+        let (expected, nodes) =
+            reference::pruned_tree_block_rayon(0, depth, 0, seed, work, host_data, b);
+        let reps = self.reps;
+        let gtap = measure(&Self::block_label(&brt), reps, || {
+            let args = (0, depth, 0, seed, m, c, data.slice());
+            let r = brt
+                .run::<PrunedTreeBlock, _>(pruned_tree_block, args)
+                .map_err(err)?;
+            if r.to_bits() != expected.to_bits() {
+                return Err(format!(
+                    "block pruned tree D={depth} B={b}: {r}, expected {expected}"
+                ));
+            }
+            Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
+        })?;
+        let rayon = measure("rayon::join at every node", reps, || {
+            let (_, n) = reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data);
+            Ok((n == nodes).then_some(None).ok_or("rayon wrong")?)
+        })?;
+        print_table(
+            &format!("block-level pruned 3-ary tree, depth {depth} ({nodes} nodes), mem_ops {m}, compute_iters {c}"),
+            &[gtap, rayon],
+        );
+        Ok(())
+    }
+
+    /// SpMV with block-level tasks (the spmv row's matrix), checked bit for bit against the
+    /// block-order reference.
+    fn spmv_block(&mut self) -> Result<(), String> {
+        let (rows, per_row) = if self.gpu {
+            (1_000_000, 64)
+        } else {
+            (100_000, 32)
+        };
+        let a: Csr = random_matrix(rows, per_row, 1).map_err(|e| e.to_string())?;
+        let x = reference::random_f64(a.n_cols as usize, 1);
+        let mut brt = self.block_runtime(Config::default().block_threads)?;
+        let b = host::block_size(&brt);
+        let expected = spmv_block_seq(&a, &x, b);
+        let plain = spmv_seq(&a, &x);
+        let offsets = brt.upload(&a.offsets).map_err(err)?;
+        let cols = brt.upload(&a.targets).map_err(err)?;
+        let vals = brt.upload(&a.values_or_ones()).map_err(err)?;
+        let xb = brt.upload(&x).map_err(err)?;
+        let y = brt.alloc_zeroed::<f64>(rows as usize).map_err(err)?;
+        let reps = self.reps;
+        let gtap = measure(&Self::block_label(&brt), reps, || {
+            let args = (
+                0,
+                rows,
+                offsets.slice(),
+                cols.slice(),
+                vals.slice(),
+                xb.slice(),
+                y.slice(),
+            );
+            brt.run::<SpmvBlock, _>(spmv_block, args).map_err(err)?;
+            let kernel = brt.last_stats().and_then(|s| s.kernel_ms());
+            let got = brt.download(&y).map_err(err)?;
+            if got
+                .iter()
+                .zip(&expected)
+                .any(|(a, b)| a.to_bits() != b.to_bits())
+            {
+                return Err(format!("spmv_block: y differs from the B={b} reference"));
+            }
+            Ok(kernel)
+        })?;
+        let rayon = measure("rayon par_iter over rows", reps, || {
+            Ok((spmv_rayon(&a, &x) == plain)
+                .then_some(None)
+                .ok_or("rayon wrong")?)
+        })?;
+        let seq = measure("sequential", reps, || {
+            Ok((spmv_seq(&a, &x) == plain)
+                .then_some(None)
+                .ok_or("seq wrong")?)
+        })?;
+        print_table(
+            &format!("block-level SpMV, random {rows} x {rows}, {} entries (gtap end to end includes the download and check)", a.nnz()),
+            &[gtap, rayon, seq],
+        );
+        Ok(())
+    }
+
+    /// BFS with block-level visits on the bfs row's graphs (edges/s).
+    fn bfs_block(&mut self) -> Result<(), String> {
+        let (scale, side) = if self.gpu { (22, 2048) } else { (16, 256) };
+        let mut brt = self.block_runtime(Config::default().block_threads)?;
+        for (what, g) in bfs_graphs(scale, side)? {
+            let expected = bfs_seq(&g, 0);
+            let edges = traversed_edges(&g, &expected);
+            let offsets = brt.upload(&g.offsets).map_err(err)?;
+            let targets = brt.upload(&g.targets).map_err(err)?;
+            let mut init = vec![UNREACHED; g.n_rows as usize];
+            init[0] = 0;
+            let reps = self.reps;
+            let gtap = measure(&Self::block_label(&brt), reps, || {
+                let depths = brt.upload(&init).map_err(err)?;
+                let args = (0, 0, offsets.slice(), targets.slice(), depths.slice());
+                brt.run::<BfsBlock, _>(bfs_block, args).map_err(err)?;
+                let kernel = brt.last_stats().and_then(|s| s.kernel_ms());
+                if brt.download(&depths).map_err(err)? != expected {
+                    return Err(format!(
+                        "block bfs on {what}: depths differ from sequential BFS"
+                    ));
+                }
+                Ok(kernel)
+            })?;
+            let rayon = measure("rayon, level-synchronous", reps, || {
+                Ok((bfs_rayon(&g, 0) == expected)
+                    .then_some(None)
+                    .ok_or("rayon wrong")?)
+            })?;
+            let seq = measure("sequential queue BFS", reps, || {
+                Ok((bfs_seq(&g, 0) == expected)
+                    .then_some(None)
+                    .ok_or("seq wrong")?)
+            })?;
+            let teps = |t: &Timing| edges as f64 / t.kernel_median.unwrap_or(t.median) / 1e6;
+            println!(
+                "\n  block-level BFS edges/s on {what}: gtap {:.2} G, rayon {:.2} G, sequential {:.2} G ({edges} edges)",
+                teps(&gtap), teps(&rayon), teps(&seq)
+            );
+            print_table(
+                &format!(
+                    "block-level BFS on {what}: {} vertices, {} edges",
+                    g.n_rows,
+                    g.nnz()
+                ),
+                &[gtap, rayon, seq],
+            );
+        }
+        Ok(())
+    }
+
+    /// Mergesort of 10^7 keys (CPU: 10^6) with thread-level sorts and block-level merges of
+    /// at least [`BLOCK_MERGE_MIN`] keys, beside rayon; prints gtap / rayon (the bar is 2).
+    fn mergesort_mixed(&mut self) -> Result<(), String> {
+        let n = if self.gpu { 10_000_000 } else { 1_000_000 };
+        let cutoff = 128;
+        let keys = reference::random_keys(n, 11);
+        let mut brt = self.block_runtime(Config::default().block_threads)?;
+        let reps = self.reps;
+        let name = format!(
+            "gtap ({}), mixed B={}",
+            brt.backend_name(),
+            host::block_size(&brt)
+        );
+        let gtap = measure(&name, reps, || {
+            let data = brt.upload(&keys).map_err(err)?;
+            let tmp = brt.alloc_zeroed::<u32>(n).map_err(err)?;
+            let args = (data.slice(), tmp.slice(), cutoff, BLOCK_MERGE_MIN);
+            brt.run::<MergeSortMixed, _>(mergesort_mixed, args)
+                .map_err(err)?;
+            let kernel = brt.last_stats().and_then(|s| s.kernel_ms());
+            if !reference::is_sorted_permutation(&keys, &brt.download(&data).map_err(err)?) {
+                return Err(format!(
+                    "mixed mergesort of {n} keys: not a sorted permutation"
+                ));
+            }
+            Ok(kernel)
+        })?;
+        let rayon = measure("rayon::join, same algorithm", reps, || {
+            let mut v = keys.clone();
+            reference::mergesort_rayon(&mut v, cutoff);
+            Ok(v.is_sorted().then_some(None).ok_or("rayon did not sort")?)
+        })?;
+        let seq = measure("sequential, same algorithm", reps, || {
+            let mut v = keys.clone();
+            reference::mergesort_seq(&mut v, cutoff);
+            Ok(v.is_sorted().then_some(None).ok_or("seq did not sort")?)
+        })?;
+        let t = |r: &Timing| r.kernel_median.unwrap_or(r.median);
+        let (kernel_ratio, e2e_ratio) = (t(&gtap) / rayon.median, gtap.median / rayon.median);
+        print_table(
+            &format!("mixed mergesort of {n} random u32, block merges from {BLOCK_MERGE_MIN} keys (gtap end to end includes upload, download and the check)"),
+            &[gtap, rayon, seq],
+        );
+        println!(
+            "  gtap / rayon: {kernel_ratio:.2} (kernel), {e2e_ratio:.2} (end to end); the bar is <= 2"
+        );
+        Ok(())
     }
 
     fn kernel_ms(&self) -> Option<f64> {
@@ -383,16 +759,8 @@ impl Bench {
         // SAFETY: `values` outlives every use of the handle in this function.
         let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
         let data = self.rt.upload(&values).map_err(err)?;
-        let points: [(u32, u32); 6] = [
-            (8, 256),
-            (64, 256),
-            (512, 256),
-            (256, 64),
-            (256, 1024),
-            (256, 4096),
-        ];
         let mut rows = Vec::new();
-        for (m, c) in points {
+        for (m, c) in TREE_SWEEP_POINTS {
             let expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
             let name = format!("gtap: mem_ops {m}, compute_iters {c}");
             let reps = self.reps;
@@ -436,22 +804,7 @@ impl Bench {
     /// Asynchronous BFS on an R-MAT graph and a grid, depths checked against sequential BFS.
     fn bfs(&mut self) -> Result<(), String> {
         let (scale, side) = if self.gpu { (22, 2048) } else { (16, 256) };
-        let graphs = [
-            (
-                format!("R-MAT scale {scale}"),
-                rmat(&Rmat::graph500(scale, 1)).map_err(|e| e.to_string())?,
-            ),
-            (
-                format!("{side} x {side} grid"),
-                grid(&Grid {
-                    width: side,
-                    height: side,
-                    removed_edges: 0,
-                    seed: 1,
-                })
-                .map_err(|e| e.to_string())?,
-            ),
-        ];
+        let graphs = bfs_graphs(scale, side)?;
         for (what, g) in &graphs {
             let expected = bfs_seq(g, 0);
             let edges = traversed_edges(g, &expected);
@@ -643,6 +996,26 @@ impl Bench {
     }
 }
 
+/// The BFS rows' graphs: R-MAT of 2^`scale` vertices and a `side` x `side` grid.
+fn bfs_graphs(scale: u32, side: u32) -> Result<[(String, Csr); 2], String> {
+    Ok([
+        (
+            format!("R-MAT scale {scale}"),
+            rmat(&Rmat::graph500(scale, 1)).map_err(|e| e.to_string())?,
+        ),
+        (
+            format!("{side} x {side} grid"),
+            grid(&Grid {
+                width: side,
+                height: side,
+                removed_edges: 0,
+                seed: 1,
+            })
+            .map_err(|e| e.to_string())?,
+        ),
+    ])
+}
+
 fn main() -> ExitCode {
     let mut opts = Opts::from_env(USAGE);
     let only: Vec<String> = opts
@@ -671,23 +1044,31 @@ fn main() -> ExitCode {
         reps: opts.reps,
         gpu,
         only,
+        block_threads: opts.block_threads,
     };
     let mut failed = false;
-    let all: [(&str, Workload); 11] = [
-        ("fib", Bench::fib),
-        ("nqueens", Bench::nqueens),
-        ("cilksort", |b| b.sort("cilksort")),
-        ("mergesort", |b| b.sort("mergesort")),
-        ("binary_tree", Bench::binary_tree),
-        ("epaq", Bench::epaq),
-        ("tree_sweep", Bench::tree_sweep),
-        ("bfs", Bench::bfs),
-        ("spmv", Bench::spmv),
-        ("profile", Bench::profile_overhead),
-        ("pruned_tree", Bench::pruned_tree),
+    // (name, tags, workload): `only=` takes names and tags.
+    let all: [(&str, &[&str], Workload); 17] = [
+        ("fib", &[], Bench::fib),
+        ("nqueens", &[], Bench::nqueens),
+        ("cilksort", &[], |b| b.sort("cilksort")),
+        ("mergesort", &[], |b| b.sort("mergesort")),
+        ("binary_tree", &[], Bench::binary_tree),
+        ("epaq", &[], Bench::epaq),
+        ("tree_sweep", &[], Bench::tree_sweep),
+        ("bfs", &[], Bench::bfs),
+        ("spmv", &[], Bench::spmv),
+        ("profile", &[], Bench::profile_overhead),
+        ("pruned_tree", &[], Bench::pruned_tree),
+        ("binary_tree_block", &["block"], Bench::binary_tree_block),
+        ("tree_sweep_block", &["block"], Bench::tree_sweep_block),
+        ("pruned_tree_block", &["block"], Bench::pruned_tree_block),
+        ("spmv_block", &["block"], Bench::spmv_block),
+        ("bfs_block", &["block"], Bench::bfs_block),
+        ("mergesort_mixed", &["mixed"], Bench::mergesort_mixed),
     ];
-    for (name, f) in all {
-        if !b.wants(name) {
+    for (name, tags, f) in all {
+        if !b.wants(name, tags) {
             continue;
         }
         if let Err(e) = f(&mut b) {

@@ -1,22 +1,27 @@
 //! `bfs [FILE | rmat SCALE | grid W H] [SOURCE]`: asynchronous task BFS from SOURCE on a graph
 //! file (Matrix Market `.mtx` or SNAP `.txt`, see docs/inputs.md), an R-MAT graph (Graph500
 //! parameters, symmetrized) or a W × H grid; prints the traversal rate and checks the depths
-//! against a sequential BFS.
+//! against a sequential BFS. `--granularity block` makes every visit a block-level task (the
+//! block's threads stride over the adjacency list); `--granularity mixed` keeps thread-level
+//! visits and hands vertices of more than [`MIXED_THRESHOLD`] edges to block-level tasks.
 
 use std::process::ExitCode;
 
 use gtap_examples::{
-    apps::bfs::{bfs_visit, Bfs},
-    host::{self, Opts},
+    apps::bfs::{bfs_block, bfs_mixed, bfs_visit, Bfs, BfsBlock, BfsMixed, CHUNK},
+    host::{self, Granularity, Opts},
     inputs::{self, grid, rmat, Csr, Grid, LoadOptions, Rmat},
     reference_irregular::{bfs_rayon, bfs_seq, traversed_edges, UNREACHED},
 };
 
 const USAGE: &str =
-    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
+    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--granularity thread|block|mixed] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
 
 /// Seed of the generated graphs (fixed, so runs are comparable).
 const SEED: u64 = 1;
+
+/// `--granularity mixed`: vertices with more out-edges than this go to a block-level task.
+pub const MIXED_THRESHOLD: u32 = CHUNK;
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -68,7 +73,7 @@ fn main() -> ExitCode {
     let mut times = Vec::new();
     let mut depths = Vec::new();
     for _ in 0..opts.reps.max(1) {
-        match run(&mut rt, &g, source) {
+        match run(&mut rt, &g, source, opts.granularity) {
             Ok((d, ms)) => {
                 depths = d;
                 times.push(ms);
@@ -83,7 +88,8 @@ fn main() -> ExitCode {
     let (expected, seq_ms) = host::timed(|| bfs_seq(&g, source));
     let (_, rayon_ms) = host::timed(|| bfs_rayon(&g, source));
     println!(
-        "bfs from {source} on {}: {ms:.2} ms (median of {}), {reached} vertices reached, {edges} edges traversed, {:.1} M edges/s, {tasks} tasks ({:.1} per reached vertex); sequential {seq_ms:.2} ms, rayon {rayon_ms:.2} ms",
+        "bfs ({}) from {source} on {}: {ms:.2} ms (median of {}), {reached} vertices reached, {edges} edges traversed, {:.1} M edges/s, {tasks} tasks ({:.1} per reached vertex); sequential {seq_ms:.2} ms, rayon {rayon_ms:.2} ms",
+        opts.granularity.name(),
         rt.backend_name(),
         times.len(),
         edges as f64 / ms / 1e3,
@@ -101,14 +107,25 @@ fn main() -> ExitCode {
 }
 
 /// One timed run of the task program (uploads excluded): the depths and the ms.
-fn run(rt: &mut gtap::Runtime, g: &Csr, source: u32) -> gtap::Result<(Vec<u32>, f64)> {
+fn run(
+    rt: &mut gtap::Runtime,
+    g: &Csr,
+    source: u32,
+    granularity: Granularity,
+) -> gtap::Result<(Vec<u32>, f64)> {
     let mut init = vec![UNREACHED; g.n_rows as usize];
     init[source as usize] = 0;
     let offsets = rt.upload(&g.offsets)?;
     let targets = rt.upload(&g.targets)?;
     let depths = rt.upload(&init)?;
-    let args = (source, 0, offsets.slice(), targets.slice(), depths.slice());
-    let (result, ms) = host::timed(|| rt.run::<Bfs, _>(bfs_visit, args));
+    let (o, t, d) = (offsets.slice(), targets.slice(), depths.slice());
+    let (result, ms) = host::timed(|| match granularity {
+        Granularity::Thread => rt.run::<Bfs, _>(bfs_visit, (source, 0, o, t, d)),
+        Granularity::Block => rt.run::<BfsBlock, _>(bfs_block, (source, 0, o, t, d)),
+        Granularity::Mixed => {
+            rt.run::<BfsMixed, _>(bfs_mixed, (source, 0, MIXED_THRESHOLD, o, t, d))
+        }
+    });
     result?;
     Ok((rt.download(&depths)?, ms))
 }

@@ -1,21 +1,25 @@
-//! `binary_tree [DEPTH] [MEM_OPS] [COMPUTE_ITERS]`: a full binary tree of tasks with per-node
-//! loads and multiply-adds; the checksum must equal the sequential one exactly.
+//! `binary_tree [DEPTH] [MEM_OPS] [COMPUTE_ITERS] [--granularity thread|block]`: a full binary
+//! tree of tasks with per-node loads and multiply-adds; the checksum must equal the sequential
+//! one exactly. With `--granularity block` every node is a block-level task and the checksum
+//! depends on the block size (`--block-threads`, 1 on the CPU executor); the reference takes it.
 
 use std::process::ExitCode;
 
 use gtap_examples::{
-    apps::binary_tree::{tree, BinaryTree},
-    host::{self, Opts},
-    reference,
+    apps::binary_tree::{tree, tree_block, BinaryTree, BinaryTreeBlock},
+    host::{self, Granularity, Opts},
+    reference::{self, TreeWork},
 };
 
-const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (8 MiB of f64, several times the L2 of a CPU).
 const DATA_LEN: usize = 1 << 20;
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
+    opts.require_granularity(&[Granularity::Thread, Granularity::Block], USAGE);
+    let block = opts.granularity == Granularity::Block;
     let depth: u32 = opts.arg(0, "DEPTH", 16, USAGE);
     let mem_ops: u32 = opts.arg(1, "MEM_OPS", 256, USAGE);
     let compute_iters: u32 = opts.arg(2, "COMPUTE_ITERS", 256, USAGE);
@@ -35,9 +39,15 @@ fn main() -> ExitCode {
     let mut times = Vec::new();
     let mut result = 0.0;
     for _ in 0..opts.reps.max(1) {
-        match host::timed(|| {
-            rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice()))
-        }) {
+        let args = (0, depth, 0, mem_ops, compute_iters, data.slice());
+        let run = || {
+            if block {
+                rt.run::<BinaryTreeBlock, _>(tree_block, args)
+            } else {
+                rt.run::<BinaryTree, _>(tree, args)
+            }
+        };
+        match host::timed(run) {
             (Ok(r), ms) => {
                 result = r;
                 times.push(ms);
@@ -47,10 +57,25 @@ fn main() -> ExitCode {
     }
     // SAFETY: `values` outlives the handle's only use, the sequential reference below.
     let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
-    let (expected, seq_ms) =
-        host::timed(|| reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data));
+    let b = host::block_size(&rt);
+    let work = TreeWork {
+        mem_ops,
+        compute_iters,
+    };
+    let (expected, seq_ms) = host::timed(|| {
+        if block {
+            reference::tree_block_seq(0, depth, 0, work, host_data, b)
+        } else {
+            reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data)
+        }
+    });
     let ms = host::median(&mut times);
-    println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    let what = if block {
+        format!("block-level, {b} threads per block")
+    } else {
+        "thread-level".to_string()
+    };
+    println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}, {what}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
     host::report(
         "binary_tree",
         result.to_bits() == expected.to_bits(),

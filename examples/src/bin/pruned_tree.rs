@@ -1,22 +1,25 @@
-//! `pruned_tree [DEPTH] [MEM_OPS] [COMPUTE_ITERS] [SEED]`: GTaP's depth-dependent pruned 3-ary
-//! tree (a child exists with probability 1 - depth/DEPTH); the checksum must equal the
-//! sequential one exactly.
+//! `pruned_tree [DEPTH] [MEM_OPS] [COMPUTE_ITERS] [SEED] [--granularity thread|block]`: GTaP's
+//! depth-dependent pruned 3-ary tree (a child exists with probability 1 - depth/DEPTH); the
+//! checksum must equal the reference exactly. With `--granularity block` every node is a
+//! block-level task and the checksum depends on the block size (1 on the CPU executor).
 
 use std::process::ExitCode;
 
 use gtap_examples::{
-    apps::pruned_tree::{pruned_tree, PrunedTree},
-    host::{self, Opts},
-    reference,
+    apps::pruned_tree::{pruned_tree, pruned_tree_block, PrunedTree, PrunedTreeBlock},
+    host::{self, Granularity, Opts},
+    reference::{self, TreeWork},
 };
 
-const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (as in `binary_tree`).
 const DATA_LEN: usize = 1 << 20;
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
+    opts.require_granularity(&[Granularity::Thread, Granularity::Block], USAGE);
+    let block = opts.granularity == Granularity::Block;
     let depth: u32 = opts.arg(0, "DEPTH", 24, USAGE);
     let mem_ops: u32 = opts.arg(1, "MEM_OPS", 256, USAGE);
     let compute_iters: u32 = opts.arg(2, "COMPUTE_ITERS", 256, USAGE);
@@ -40,7 +43,14 @@ fn main() -> ExitCode {
     let mut result = 0.0;
     for _ in 0..opts.reps.max(1) {
         let args = (0, depth, 0, seed, mem_ops, compute_iters, data.slice());
-        match host::timed(|| rt.run::<PrunedTree, _>(pruned_tree, args)) {
+        let run = || {
+            if block {
+                rt.run::<PrunedTreeBlock, _>(pruned_tree_block, args)
+            } else {
+                rt.run::<PrunedTree, _>(pruned_tree, args)
+            }
+        };
+        match host::timed(run) {
             (Ok(r), ms) => {
                 result = r;
                 times.push(ms);
@@ -50,11 +60,25 @@ fn main() -> ExitCode {
     }
     let ms = host::median(&mut times);
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);
+    let b = host::block_size(&rt);
+    let work = TreeWork {
+        mem_ops,
+        compute_iters,
+    };
     let ((expected, nodes), ref_ms) = host::timed(|| {
-        reference::pruned_tree_rayon(0, depth, 0, seed, mem_ops, compute_iters, host_data)
+        if block {
+            reference::pruned_tree_block_rayon(0, depth, 0, seed, work, host_data, b)
+        } else {
+            reference::pruned_tree_rayon(0, depth, 0, seed, mem_ops, compute_iters, host_data)
+        }
     });
+    let what = if block {
+        format!("block-level, {b} threads per block")
+    } else {
+        "thread-level".to_string()
+    };
     println!(
-        "pruned_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}, seed {seed}) = {result} on {} in {ms:.2} ms (median of {}); {nodes} nodes, {tasks} tasks; rayon {ref_ms:.2} ms",
+        "pruned_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}, seed {seed}, {what}) = {result} on {} in {ms:.2} ms (median of {}); {nodes} nodes, {tasks} tasks; rayon {ref_ms:.2} ms",
         rt.backend_name(),
         times.len()
     );

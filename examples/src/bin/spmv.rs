@@ -1,25 +1,29 @@
 //! `spmv [FILE.mtx | random ROWS NNZ_PER_ROW]`: `y = A·x` by row-range divide and conquer
 //! (leaves of 16 rows) on a Matrix Market file (see docs/inputs.md) or a random square matrix;
-//! checks `y` bit for bit against sequential SpMV.
+//! checks `y` bit for bit against sequential SpMV. With `--granularity block` the tasks are
+//! block-level (each row's products strided over the block) and the reference sums each row in
+//! the block's order for the block size (`--block-threads`, 1 on the CPU executor).
 
 use std::process::ExitCode;
 
 use gtap_examples::{
-    apps::spmv::{spmv, Spmv},
-    host::{self, Opts},
+    apps::spmv::{spmv, spmv_block, Spmv, SpmvBlock},
+    host::{self, Granularity, Opts},
     inputs::{self, random_matrix, Csr, LoadOptions},
     reference,
-    reference_irregular::{spmv_rayon, spmv_seq},
+    reference_irregular::{spmv_block_seq, spmv_rayon, spmv_seq},
 };
 
 const USAGE: &str =
-    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
+    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
 
 /// Seed of the generated matrix and vector.
 const SEED: u64 = 1;
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
+    opts.require_granularity(&[Granularity::Thread, Granularity::Block], USAGE);
+    let block = opts.granularity == Granularity::Block;
     let (matrix, what) = match opts.positional.first().map(String::as_str) {
         None | Some("random") => {
             let (rows, per_row): (u32, u32) = (
@@ -49,7 +53,7 @@ fn main() -> ExitCode {
     let mut times = Vec::new();
     let mut y = Vec::new();
     for _ in 0..opts.reps.max(1) {
-        match run(&mut rt, &a, &x) {
+        match run(&mut rt, &a, &x, block) {
             Ok((out, ms)) => {
                 y = out;
                 times.push(ms);
@@ -58,10 +62,22 @@ fn main() -> ExitCode {
         }
     }
     let ms = host::median(&mut times);
-    let (expected, seq_ms) = host::timed(|| spmv_seq(&a, &x));
+    let b = host::block_size(&rt);
+    let (expected, seq_ms) = host::timed(|| {
+        if block {
+            spmv_block_seq(&a, &x, b)
+        } else {
+            spmv_seq(&a, &x)
+        }
+    });
     let (_, rayon_ms) = host::timed(|| spmv_rayon(&a, &x));
     println!(
-        "spmv on {}: {ms:.2} ms (median of {}), {:.2} GFLOP/s; sequential {seq_ms:.2} ms, rayon {rayon_ms:.2} ms",
+        "spmv ({}) on {}: {ms:.2} ms (median of {}), {:.2} GFLOP/s; sequential {seq_ms:.2} ms, rayon {rayon_ms:.2} ms",
+        if block {
+            format!("block-level, {b} threads per block")
+        } else {
+            "thread-level".to_string()
+        },
         rt.backend_name(),
         times.len(),
         2.0 * a.nnz() as f64 / ms / 1e6,
@@ -74,12 +90,15 @@ fn main() -> ExitCode {
     host::report(
         "spmv",
         wrong == 0,
-        &format!("{wrong} of {} rows differ from sequential SpMV", a.n_rows),
+        &format!(
+            "{wrong} of {} rows differ from sequential SpMV (in the block's order for block-level)",
+            a.n_rows
+        ),
     )
 }
 
 /// One timed run of the task program (uploads excluded): `y` and the ms.
-fn run(rt: &mut gtap::Runtime, a: &Csr, x: &[f64]) -> gtap::Result<(Vec<f64>, f64)> {
+fn run(rt: &mut gtap::Runtime, a: &Csr, x: &[f64], block: bool) -> gtap::Result<(Vec<f64>, f64)> {
     let offsets = rt.upload(&a.offsets)?;
     let cols = rt.upload(&a.targets)?;
     let vals = rt.upload(&a.values_or_ones())?;
@@ -94,7 +113,13 @@ fn run(rt: &mut gtap::Runtime, a: &Csr, x: &[f64]) -> gtap::Result<(Vec<f64>, f6
         xb.slice(),
         y.slice(),
     );
-    let (result, ms) = host::timed(|| rt.run::<Spmv, _>(spmv, args));
+    let (result, ms) = host::timed(|| {
+        if block {
+            rt.run::<SpmvBlock, _>(spmv_block, args)
+        } else {
+            rt.run::<Spmv, _>(spmv, args)
+        }
+    });
     result?;
     Ok((rt.download(&y)?, ms))
 }

@@ -159,7 +159,7 @@ fn main() -> ExitCode {
         }
     }
     let r = gpu(Config {
-        tasks_per_block: 4,
+        tasks_per_block: Some(4),
         ..Config::default()
     })
     .map(|mut small| {

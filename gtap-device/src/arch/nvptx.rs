@@ -212,20 +212,24 @@ pub fn redux_sync_add_u32(mask: u32, v: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Block barriers. Every thread of the block must execute the same barrier (barrier 0), and
-// the block size must be a multiple of 32. They order the memory accesses of the block's
-// threads at CTA scope (shared memory, and global memory as seen by the block).
+// Block barriers. Every thread of the block must arrive at barrier 0, and the block size must
+// be a multiple of 32. They order the memory accesses of the block's threads at CTA scope
+// (shared memory, and global memory as seen by the block). These are the non-`.aligned`
+// `barrier` forms: `bar.sync`/`bar.red` mean `barrier.*.aligned`, which requires every thread
+// of a warp to execute the *same* instruction, and LLVM does not treat inline assembly as
+// convergent, so it may duplicate a barrier into both arms of a divergent branch (a
+// multi-warp block then hung at a `sync()` after an `if` in a task body).
 
 /// Waits until every thread of the block arrives.
-#[doc(alias = "bar.sync")]
+#[doc(alias = "barrier.sync")]
 #[inline(always)]
 pub fn bar_sync() {
     // SAFETY: a block barrier; memory effects are the ordering the compiler must not move across.
-    unsafe { asm!("bar.sync 0;", options(nostack)) };
+    unsafe { asm!("barrier.sync 0;", options(nostack)) };
 }
 
 /// A block barrier that also returns whether `pred` was true on any thread of the block.
-#[doc(alias = "bar.red.or.pred")]
+#[doc(alias = "barrier.red.or.pred")]
 #[inline(always)]
 #[must_use]
 pub fn bar_red_or(pred: bool) -> bool {
@@ -233,7 +237,7 @@ pub fn bar_red_or(pred: bool) -> bool {
     // SAFETY: a block barrier with a reduction; no memory is touched besides the ordering.
     unsafe {
         asm!(
-            "{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; bar.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
+            "{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; barrier.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
             r = out(reg32) r, x = in(reg32) u32::from(pred),
             options(nostack)
         );
@@ -242,7 +246,7 @@ pub fn bar_red_or(pred: bool) -> bool {
 }
 
 /// A block barrier that also returns on how many threads of the block `pred` was true.
-#[doc(alias = "bar.red.popc.u32")]
+#[doc(alias = "barrier.red.popc.u32")]
 #[inline(always)]
 #[must_use]
 pub fn bar_red_popc(pred: bool) -> u32 {
@@ -250,7 +254,7 @@ pub fn bar_red_popc(pred: bool) -> u32 {
     // SAFETY: a block barrier with a reduction; no memory is touched besides the ordering.
     unsafe {
         asm!(
-            "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; bar.red.popc.u32 {r}, 0, p; }}",
+            "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; barrier.red.popc.u32 {r}, 0, p; }}",
             r = out(reg32) r, x = in(reg32) u32::from(pred),
             options(nostack)
         );

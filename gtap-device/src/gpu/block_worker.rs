@@ -273,6 +273,42 @@ unsafe fn acquire(w: &Warp, rng: &mut u32, threads: u32) {
     }
 }
 
+/// Copies copy 0 of a joining block-level task's frame (the arguments the spawner wrote) to
+/// this thread's copy, four 16-byte loads in flight at a time (one L2 round trip for frames
+/// of up to 64 bytes, instead of one per word).
+///
+/// # Safety
+///
+/// `src` and `dst` are 16-aligned, `bytes` (a multiple of 16) apart at least, each valid for
+/// `bytes` bytes.
+#[inline(always)]
+unsafe fn copy_frame(src: *const u8, dst: *mut u8, bytes: usize) {
+    let (src, dst) = (src.cast::<u128>(), dst.cast::<u128>());
+    let chunks = bytes / 16;
+    let mut i = 0;
+    while i < chunks {
+        // SAFETY: i + k < chunks for every access below.
+        unsafe {
+            let n = chunks - i;
+            let v0 = src.add(i).read();
+            let v1 = if n > 1 { src.add(i + 1).read() } else { 0 };
+            let v2 = if n > 2 { src.add(i + 2).read() } else { 0 };
+            let v3 = if n > 3 { src.add(i + 3).read() } else { 0 };
+            dst.add(i).write(v0);
+            if n > 1 {
+                dst.add(i + 1).write(v1);
+            }
+            if n > 2 {
+                dst.add(i + 2).write(v2);
+            }
+            if n > 3 {
+                dst.add(i + 3).write(v3);
+            }
+        }
+        i += 4;
+    }
+}
+
 /// The body of `gtap_block_worker_<Program>`: runs the task tree rooted at
 /// `params.root_slot` on block-level workers.
 ///
@@ -370,6 +406,8 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             )
         };
         if got == 0 {
+            // Every thread has read the broadcast words before thread 0 writes the next ones.
+            a::bar_sync();
             a::nanosleep(idle_ns);
             idle_ns = if idle_ns == 0 {
                 64
@@ -445,13 +483,7 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
                     if P::kind_joins(kind) {
                         let mine = frame.add(t as usize * frame_stride);
                         if state == 0 && t > 0 {
-                            // The arguments the spawner wrote into copy 0.
-                            let words = frame_stride / 4;
-                            for i in 0..words {
-                                mine.cast::<u32>()
-                                    .add(i)
-                                    .write(frame.cast::<u32>().add(i).read());
-                            }
+                            copy_frame(frame, mine, frame_stride);
                         }
                         frame = mine;
                         // Copies done before thread 0 writes its own copy.
@@ -463,7 +495,11 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
                 }
                 let mut ctx = Ctx::<'_, P> {
                     w: &w,
-                    batch: if block_mode { &batch_block } else { &batch_thread },
+                    batch: if block_mode {
+                        &batch_block
+                    } else {
+                        &batch_thread
+                    },
                     slot: task,
                     kind,
                     state,

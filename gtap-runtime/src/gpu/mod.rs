@@ -384,7 +384,23 @@ impl Inner {
         let (stride, block_frame_stride, n, queues) = if P::HAS_BLOCK {
             let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
             let frames = shared.max(per_thread * k.block as usize);
-            (frames, per_thread, self.config.tasks_per_block, 2)
+            let n = match self.config.tasks_per_block {
+                Some(n) => n,
+                // The pools of the last run when their shape fits (the free memory the
+                // sizing sees does not count them).
+                None => match &self.pools {
+                    Some(p)
+                        if p.warps == warps
+                            && p.queues == 2
+                            && p.slot_bytes as usize
+                                == HEADER_BYTES as usize + frames.next_multiple_of(16) =>
+                    {
+                        p.n
+                    }
+                    _ => auto_tasks_per_block(warps, frames)?,
+                },
+            };
+            (frames, per_thread, n, 2)
         } else {
             (stride, 0, self.config.tasks_per_warp, self.config.queues)
         };
@@ -950,6 +966,20 @@ fn dev_alloc(bytes: usize) -> Result<u64> {
         }),
         r => Err(driver("cuMemAlloc", r)),
     }
+}
+
+/// `Config::tasks_per_block = None`: as many records per block-level worker as fit in a
+/// quarter of the free device memory (after the current pools are freed, if any), between 256
+/// and 16384.
+fn auto_tasks_per_block(workers: u32, frame_bytes: usize) -> Result<u32> {
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: out-pointers; the context is bound by the caller.
+    check("cuMemGetInfo", unsafe {
+        sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
+    })?;
+    let record = HEADER_BYTES as usize + frame_bytes.next_multiple_of(16);
+    let n = free / 4 / (workers.max(1) as usize * record);
+    Ok(n.clamp(256, 16384) as u32)
 }
 
 fn free_pools(p: &Pools) {
