@@ -73,6 +73,19 @@ fn layout_of<P: Program>(kind: KindId) -> Result<usize> {
     }
 }
 
+/// The frame size of `kind`, rounded up to 16 bytes, checked against `limit`.
+fn checked_layout_of<P: Program>(kind: KindId, limit: usize) -> Result<usize> {
+    let size = layout_of::<P>(kind)?;
+    if size > limit {
+        return Err(Error::FrameTooLarge {
+            task: P::name_of(kind),
+            size,
+            limit,
+        });
+    }
+    Ok(size.next_multiple_of(FRAME_ALIGN))
+}
+
 /// The frame stride of program `P`: the largest frame of its kinds, rounded up to 16 bytes.
 ///
 /// # Errors
@@ -82,15 +95,7 @@ fn layout_of<P: Program>(kind: KindId) -> Result<usize> {
 pub(crate) fn stride<P: Program>(limit: usize) -> Result<usize> {
     let mut stride = FRAME_ALIGN;
     for &kind in P::KINDS {
-        let size = layout_of::<P>(kind)?;
-        if size > limit {
-            return Err(Error::FrameTooLarge {
-                task: P::name_of(kind),
-                size,
-                limit,
-            });
-        }
-        stride = stride.max(size.next_multiple_of(FRAME_ALIGN));
+        stride = stride.max(checked_layout_of::<P>(kind, limit)?);
     }
     Ok(stride)
 }
@@ -106,15 +111,7 @@ pub(crate) fn stride<P: Program>(limit: usize) -> Result<usize> {
 pub(crate) fn block_strides<P: Program>(limit: usize) -> Result<(usize, usize)> {
     let (mut shared, mut per_thread) = (FRAME_ALIGN, 0);
     for &kind in P::KINDS {
-        let size = layout_of::<P>(kind)?;
-        if size > limit {
-            return Err(Error::FrameTooLarge {
-                task: P::name_of(kind),
-                size,
-                limit,
-            });
-        }
-        let size = size.next_multiple_of(FRAME_ALIGN);
+        let size = checked_layout_of::<P>(kind, limit)?;
         if P::is_block(kind) && P::kind_joins(kind) {
             per_thread = per_thread.max(size);
         } else {
