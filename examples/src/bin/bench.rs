@@ -67,6 +67,37 @@ struct Timing {
 /// One workload of the benchmark: runs its contenders and prints its table.
 type Workload = fn(&mut Bench) -> Result<(), String>;
 
+/// The rayon row of a thread-level binary-tree sweep point, checked against `expected`.
+fn rayon_tree_row(
+    (depth, m, c): (u32, u32, u32),
+    data: gtap::Slice<f64>,
+    expected: f64,
+    reps: usize,
+) -> Result<Timing, String> {
+    measure(
+        &format!("rayon: mem_ops {m}, compute_iters {c}"),
+        reps,
+        || {
+            Ok(
+                (reference::tree_rayon(0, depth, 0, m, c, data).to_bits() == expected.to_bits())
+                    .then_some(None)
+                    .ok_or("rayon wrong")?,
+            )
+        },
+    )
+}
+
+/// One line per (gtap, rayon) pair of rows: how much faster gtap's kernel was.
+fn print_vs_rayon(rows: &[Timing], who: &str) {
+    for pair in rows.chunks(2) {
+        println!(
+            "  {}: {who} {:.2}x faster than rayon",
+            pair[1].name.trim_start_matches("rayon: "),
+            pair[1].median / pair[0].kernel_median.unwrap_or(pair[0].median)
+        );
+    }
+}
+
 fn measure(
     name: &str,
     reps: usize,
@@ -271,30 +302,18 @@ impl Bench {
                 Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
             })?);
             let thread_expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
-            rows.push(measure(
-                &format!("rayon: mem_ops {m}, compute_iters {c}"),
+            rows.push(rayon_tree_row(
+                (depth, m, c),
+                host_data,
+                thread_expected,
                 reps,
-                || {
-                    Ok(
-                        (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
-                            == thread_expected.to_bits())
-                        .then_some(None)
-                        .ok_or("rayon wrong")?,
-                    )
-                },
             )?);
         }
         print_table(
             &format!("block-level binary tree sweeps, depth {depth} (checked against the block reference)"),
             &rows,
         );
-        for pair in rows.chunks(2) {
-            println!(
-                "  {}: gtap block {:.2}x faster than rayon",
-                pair[1].name.trim_start_matches("rayon: "),
-                pair[1].median / pair[0].kernel_median.unwrap_or(pair[0].median)
-            );
-        }
+        print_vs_rayon(&rows, "gtap block");
         Ok(())
     }
 
@@ -774,30 +793,13 @@ impl Bench {
                 }
                 Ok(self.kernel_ms())
             })?);
-            rows.push(measure(
-                &format!("rayon: mem_ops {m}, compute_iters {c}"),
-                reps,
-                || {
-                    Ok(
-                        (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
-                            == expected.to_bits())
-                        .then_some(None)
-                        .ok_or("rayon wrong")?,
-                    )
-                },
-            )?);
+            rows.push(rayon_tree_row((depth, m, c), host_data, expected, reps)?);
         }
         print_table(
             &format!("binary tree sweeps, depth {depth} (checked against rayon)"),
             &rows,
         );
-        for pair in rows.chunks(2) {
-            println!(
-                "  {}: gtap {:.2}x faster than rayon",
-                pair[0].name.trim_start_matches("gtap: "),
-                pair[1].median / pair[0].kernel_median.unwrap_or(pair[0].median)
-            );
-        }
+        print_vs_rayon(&rows, "gtap");
         Ok(())
     }
 
