@@ -4,6 +4,8 @@
 #          failure-mode checks; compute-sanitizer memcheck and racecheck on small runs.
 #   bench: the benchmark command (GPU medians beside sequential and rayon on this machine).
 #   block: the block-level and mixed-granularity checks only (also part of quick).
+#   gq:    the global-queue scheduler on every kind of program, and the profiler on
+#          block-level workers (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -73,6 +75,27 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
     check "racecheck mixed mergesort 5000"    120 "$SAN" --tool racecheck --error-exitcode 9 $B/mergesort 5000 128 1024 --gpu --granularity mixed
   else
     failed+=("compute-sanitizer not found")
+  fi
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
+  # The global-queue ablation (Config::scheduler = GlobalQueue) must give the same answers.
+  check "gq fib(32)"                          120 $B/fib 32 --gpu --scheduler gq --reps 3
+  check "gq nqueens(13, 5)"                   120 $B/nqueens 13 5 --gpu --scheduler gq
+  check "gq cilksort 10^6"                    120 $B/cilksort 1000000 --gpu --scheduler gq
+  check "gq block tree D=16, 32 threads"      120 $B/binary_tree 16 64 64 --gpu --granularity block --block-threads 32 --scheduler gq
+  check "gq block tree D=18, 256 threads"     120 $B/binary_tree 18 64 256 --gpu --granularity block --block-threads 256 --scheduler gq
+  check "gq mixed mergesort 10^6"             120 $B/mergesort 1000000 --gpu --granularity mixed --scheduler gq
+  check "gq mixed BFS, R-MAT 2^18"            120 $B/bfs rmat 18 --gpu --granularity mixed --scheduler gq
+  # The profiler on block-level workers: pictures of the block tree (GTaP's compute-heavy
+  # shape), and of mixed mergesort.
+  check "profiled block tree D=20"            120 $B/binary_tree 20 64 1024 --gpu --granularity block --block-threads 64 --profile "${OUT:-/tmp}/profile-block-tree20"
+  check "profiled mixed mergesort 10^7"       120 $B/mergesort 10000000 --gpu --granularity mixed --profile "${OUT:-/tmp}/profile-mergesort-mixed" --profile-records 16384
+  if [ -n "$SAN" ]; then
+    check "memcheck gq fib(16)"               240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 16 --gpu --scheduler gq
+    check "memcheck gq block tree D=10"       120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --scheduler gq
+    check "racecheck gq block tree D=8"       120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --scheduler gq
+    check "memcheck profiled block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --profile /tmp/prof-san
+    check "racecheck profiled block tree D=8" 120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --profile /tmp/prof-san2
   fi
 fi
 if [ "$mode" = bench ] || [ "$mode" = all ]; then

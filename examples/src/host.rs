@@ -3,7 +3,7 @@
 
 use std::{process::ExitCode, time::Instant};
 
-use gtap::{Backend, Config, Runtime};
+use gtap::{Backend, Config, Runtime, Scheduler};
 
 /// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
 pub const PTX: &str = include_str!(env!("GTAP_PTX"));
@@ -55,8 +55,11 @@ pub struct Opts {
     /// `--block-threads N`: threads per block of the block-level workers
     /// (`Config::block_threads`); `None` keeps `Config`'s default.
     pub block_threads: Option<u32>,
+    /// `--scheduler ws|gq`: the GPU scheduler (`Config::scheduler`; default ws, work
+    /// stealing; gq is the global-queue ablation).
+    pub scheduler: Scheduler,
     /// `--profile DIR`: profile the GPU runs and write the last one's batches and pictures to
-    /// DIR (`--profile-records N` per warp, default 4096).
+    /// DIR (`--profile-records N` per worker, a warp or a block; default 4096).
     pub profile: Option<std::path::PathBuf>,
     /// See `profile`.
     pub profile_records: u32,
@@ -78,6 +81,7 @@ impl Opts {
             max_registers: None,
             granularity: Granularity::Thread,
             block_threads: None,
+            scheduler: Scheduler::WorkStealing,
             profile: None,
             profile_records: 4096,
             positional: Vec::new(),
@@ -110,6 +114,17 @@ impl Opts {
                     opts.tasks_per_warp =
                         Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
                 }
+                "--scheduler" => {
+                    opts.scheduler = match args.next().as_deref() {
+                        Some("ws") => Scheduler::WorkStealing,
+                        Some("gq") => Scheduler::GlobalQueue,
+                        Some(v) => exit_usage(
+                            &format!("--scheduler must be ws (work stealing) or gq (one global queue), got `{v}`"),
+                            usage,
+                        ),
+                        None => exit_usage("--scheduler needs a value", usage),
+                    };
+                }
                 "--profile" => {
                     let dir = args
                         .next()
@@ -123,7 +138,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per warp)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler ws|gq\n                  GPU scheduler: work stealing (default) or the global-queue ablation\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -185,6 +200,7 @@ impl Opts {
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);
+        config.scheduler = self.scheduler;
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);
         }
@@ -264,14 +280,15 @@ pub fn write_profile(rt: &Runtime, opts: &Opts) -> Result<(), String> {
     };
     let Some(profile) = rt.last_stats().and_then(|s| s.profile.as_ref()) else {
         return Err(format!(
-            "--profile: the last run on the {} backend has no profile (the profiler records GPU warps)",
+            "--profile: the last run on the {} backend has no profile (the profiler records GPU workers)",
             rt.backend_name()
         ));
     };
     let s = profile.summary();
     println!(
-        "profile: {} warps, {} batches, {:.1} tasks per batch; time in bodies {:.1}%, finishing {:.1}%, idle {:.1}%; {} steal rounds, {} batches stolen; {} spawns, {} joins",
+        "profile: {} {}s, {} batches, {:.1} tasks per batch; time in bodies {:.1}%, finishing {:.1}%, idle {:.1}%; {} steal rounds, {} batches stolen; {} spawns, {} joins",
         s.warps,
+        profile.worker_name(),
         s.batches,
         s.tasks_per_batch,
         s.executing * 100.0,

@@ -21,6 +21,18 @@ pub enum Backend {
     Gpu,
 }
 
+/// The GPU scheduler's queue structure ([`Config::scheduler`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheduler {
+    /// Per-worker deques with batched work stealing (gtap's scheduler).
+    #[default]
+    WorkStealing,
+    /// One global FIFO queue per EPAQ queue index that every worker pops from and pushes to
+    /// (GTaP's `thread_gq` / `block_gq` ablation: ordered commits, no stealing). For
+    /// measurements only: it serializes publication through one counter and does not scale.
+    GlobalQueue,
+}
+
 /// The most EPAQ queues a worker can have.
 pub const MAX_QUEUES: u32 = 8;
 
@@ -82,6 +94,9 @@ pub struct Config {
     /// `false` claims one entry per CAS, like a sequence of Chase-Lev pops and steals (GTaP's
     /// `chaselev` ablation). For measurements only.
     pub batched_claims: bool,
+    /// GPU: the queue structure (default [`Scheduler::WorkStealing`]);
+    /// [`Scheduler::GlobalQueue`] is the global-queue ablation. Not combined with the profiler.
+    pub scheduler: Scheduler,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -104,6 +119,7 @@ impl Default for Config {
             watchdog: Duration::from_secs(10),
             profile_records: 0,
             batched_claims: true,
+            scheduler: Scheduler::WorkStealing,
             backend: Backend::Auto,
         }
     }
@@ -176,6 +192,13 @@ impl Config {
                 return bad("max_registers", r, "None or Some(16..=255)");
             }
         }
+        if self.scheduler == Scheduler::GlobalQueue && self.profile_records > 0 {
+            return bad(
+                "profile_records",
+                self.profile_records,
+                "0 with Scheduler::GlobalQueue (the profiler records the work-stealing scheduler)",
+            );
+        }
         if self.watchdog.is_zero() {
             return bad(
                 "watchdog",
@@ -198,7 +221,15 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 8] = [
+        let cases: [(&str, Config); 9] = [
+            (
+                "profile_records",
+                Config {
+                    scheduler: Scheduler::GlobalQueue,
+                    profile_records: 16,
+                    ..Config::default()
+                },
+            ),
             (
                 "workers",
                 Config {

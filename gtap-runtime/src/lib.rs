@@ -50,7 +50,7 @@ pub mod profile;
 mod stats;
 
 pub use buffer::{Buffer, Zeroable};
-pub use config::{Backend, Config, MAX_QUEUES};
+pub use config::{Backend, Config, Scheduler, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use stats::RunStats;
 

@@ -15,7 +15,7 @@ use gtap_examples::{
 };
 
 const USAGE: &str =
-    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--granularity thread|block|mixed] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
+    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--granularity thread|block|mixed] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
 
 /// Seed of the generated graphs (fixed, so runs are comparable).
 const SEED: u64 = 1;
@@ -80,6 +80,10 @@ fn main() -> ExitCode {
             }
             Err(e) => return host::fail("bfs", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("bfs: {e}");
+        return ExitCode::FAILURE;
     }
     let ms = host::median(&mut times);
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);

@@ -11,7 +11,7 @@ use gtap_examples::{
     reference::{self, TreeWork},
 };
 
-const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (8 MiB of f64, several times the L2 of a CPU).
 const DATA_LEN: usize = 1 << 20;
@@ -54,6 +54,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("binary_tree", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("binary_tree: {e}");
+        return ExitCode::FAILURE;
     }
     // SAFETY: `values` outlives the handle's only use, the sequential reference below.
     let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };

@@ -9,7 +9,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -44,6 +44,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("cilksort", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("cilksort: {e}");
+        return ExitCode::FAILURE;
     }
     let mut seq = keys.clone();
     let ((), seq_ms) = host::timed(|| reference::cilksort_seq(&mut seq, sort_cutoff, merge_cutoff));

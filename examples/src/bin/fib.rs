@@ -8,7 +8,8 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N] [--profile DIR]";
+const USAGE: &str =
+    "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N] [--scheduler ws|gq] [--profile DIR]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

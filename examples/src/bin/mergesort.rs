@@ -11,7 +11,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [BLOCK_MERGE_MIN=4096] [--granularity thread|mixed] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [BLOCK_MERGE_MIN=4096] [--granularity thread|mixed] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -50,6 +50,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("mergesort", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("mergesort: {e}");
+        return ExitCode::FAILURE;
     }
     let mut seq = keys.clone();
     let ((), seq_ms) = host::timed(|| reference::mergesort_seq(&mut seq, cutoff));

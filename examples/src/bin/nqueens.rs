@@ -9,7 +9,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -38,6 +38,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("nqueens", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("nqueens: {e}");
+        return ExitCode::FAILURE;
     }
     let (expected, seq_ms) = host::timed(|| reference::nqueens_seq(n));
     let ms = host::median(&mut times);

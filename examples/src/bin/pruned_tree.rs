@@ -11,7 +11,7 @@ use gtap_examples::{
     reference::{self, TreeWork},
 };
 
-const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (as in `binary_tree`).
 const DATA_LEN: usize = 1 << 20;
@@ -57,6 +57,10 @@ fn main() -> ExitCode {
             }
             (Err(e), _) => return host::fail("pruned_tree", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("pruned_tree: {e}");
+        return ExitCode::FAILURE;
     }
     let ms = host::median(&mut times);
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);

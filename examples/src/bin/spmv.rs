@@ -15,7 +15,7 @@ use gtap_examples::{
 };
 
 const USAGE: &str =
-    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--granularity thread|block] [--block-threads N] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
+    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
 
 /// Seed of the generated matrix and vector.
 const SEED: u64 = 1;
@@ -60,6 +60,10 @@ fn main() -> ExitCode {
             }
             Err(e) => return host::fail("spmv", &e),
         }
+    }
+    if let Err(e) = host::write_profile(&rt, &opts) {
+        eprintln!("spmv: {e}");
+        return ExitCode::FAILURE;
     }
     let ms = host::median(&mut times);
     let b = host::block_size(&rt);

@@ -1,30 +1,63 @@
 //! `sweep`: the ablation sweeps of the scheduler on the GPU, and their log-log plots.
 //!
-//! - `sweep run OUT.csv [--reps N]` (GPU machine): fib(35), nqueens(16, cutoff 7) and
-//!   cilksort(2·10^7) over the worker count (grids of blocks of 32 and 256 threads, 1,024 to
-//!   131,072 threads; GTaP's `*_scaling_results.csv` points that fit on the chip at once), and
-//!   EPAQ on fib(40) over cutoffs 2..=18 with 1 and 3 queues. Every result is checked. Writes
-//!   one CSV line per point: `experiment,workload,block,threads,variant,x,kernel_ms`.
+//! - `sweep run OUT.csv [--reps N] [--only WHAT]` (GPU machine) runs every sweep below, or the
+//!   one `WHAT` names. Every result is checked. Writes one CSV line per point:
+//!   `experiment,workload,block,threads,variant,x,kernel_ms`.
+//!   - `scaling`: fib(35), nqueens(16, cutoff 7) and cilksort(2·10^7) over the worker count
+//!     (grids of blocks of 32 and 256 threads, 1,024 to 131,072 threads; GTaP's
+//!     `*_scaling_results.csv` points that fit on the chip at once), gtap's scheduler (`ws`).
+//!   - `scaling-single`: the same with one CAS per claimed entry (`single`, blocks of 32).
+//!   - `scaling-gq`: the same with one global FIFO queue (`gq`, GTaP's global-queue ablation,
+//!     blocks of 32 and 256; at most 3 repetitions, the runs are slow). A point whose tasks
+//!     overflow a pool or the queue is reported and skipped.
+//!   - `tree-scaling`: the block-level binary tree of depth 20 (`tree_block`), compute-heavy
+//!     (compute_iters 1024, mem_ops 64) and memory-heavy (64, 1024), over the number of
+//!     block-level workers (grids of 16 to 4,096 blocks of 32 and 256 threads) with both
+//!     schedulers (`ws`, `gq`), as GTaP's `tree_*_heavy_scaling_results.csv`; checked bit for
+//!     bit against the block-order reference (`gq` overflows skipped as above). `block` is
+//!     the block size, `threads` and `x` the number of blocks. `tree-scaling-gq` runs only
+//!     the `gq` half.
+//!
+//!   The `gq` runs keep the total task capacity constant over the worker count (2^26 records
+//!   for the thread-level workloads, 2^22 for the tree), as GTaP's did: FIFO order keeps a
+//!   large part of the tree alive at once when there are few workers.
+//!   - `epaq`, `epaq-nq`, `epaq-cilksort`: EPAQ on fib(40) over cutoffs 2..=18 with 1 and 3
+//!     queues, nqueens(16) over cutoffs 3..=10 with 1 and 2, cilksort(5·10^7) over cutoffs
+//!     64..=4096 with 1 and 3.
 //! - `sweep plot OUT.csv ANCHORS_DIR IMG_DIR` (anywhere): draws each experiment beside GTaP's
 //!   published curves from `ANCHORS_DIR` (`../shared/anchors/gtap-gh200`), with the ideal 1/P
-//!   line from each curve's first point, as PNG and SVG.
+//!   line from each of our curves' first point, as PNG and SVG.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use gtap::{Backend, Config, Runtime};
+use gtap::{Backend, Config, Runtime, Scheduler};
 use gtap_examples::{
     apps::{
+        binary_tree::{tree_block, BinaryTreeBlock},
         cilksort::{cilksort, CilkSort},
         fib::{fib, fib_cutoff, Fib, FibCutoff},
         nqueens::{nqueens, NQueens},
     },
-    host, reference,
+    host,
+    reference::{self, TreeWork},
 };
 use plotters::prelude::*;
 
-const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|scaling-single|epaq|epaq-nq|epaq-cilksort] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
+/// The values of `--only`; without it, all of them in this order.
+const ONLY: [&str; 8] = [
+    "scaling",
+    "scaling-single",
+    "scaling-gq",
+    "tree-scaling",
+    "tree-scaling-gq",
+    "epaq",
+    "epaq-nq",
+    "epaq-cilksort",
+];
+
+const USAGE: &str = "sweep run OUT.csv [--reps N] [--only scaling|scaling-single|scaling-gq|tree-scaling|tree-scaling-gq|epaq|epaq-nq|epaq-cilksort] | sweep plot OUT.csv ANCHORS_DIR IMG_DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -106,11 +139,23 @@ fn append(out: &Path, line: &str) -> Result<(), String> {
 }
 
 fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
+    if let Some(o) = only.filter(|o| !ONLY.contains(o)) {
+        return Err(format!("--only {o}: expected one of {}", ONLY.join(", ")));
+    }
     if only.is_none_or(|o| o == "scaling") {
-        scaling(out, reps, true)?;
+        scaling(out, reps, WS)?;
     }
     if only.is_none_or(|o| o == "scaling-single") {
-        scaling(out, reps, false)?;
+        scaling(out, reps, SINGLE)?;
+    }
+    if only.is_none_or(|o| o == "scaling-gq") {
+        scaling(out, reps, GQ)?;
+    }
+    if only.is_none_or(|o| o == "tree-scaling") {
+        tree_scaling(out, reps, &[WS, GQ])?;
+    }
+    if only == Some("tree-scaling-gq") {
+        tree_scaling(out, reps, &[GQ])?;
     }
     if only.is_none_or(|o| o == "epaq") {
         epaq_sweep(out, reps)?;
@@ -124,24 +169,86 @@ fn run(out: &Path, reps: usize, only: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-/// Worker-count sweep; `batched = false` is the one-CAS-per-entry ablation (variant
-/// `single`, blocks of 32 only), `true` gtap's scheduler (variant `ws`).
-fn scaling(out: &Path, reps: usize, batched: bool) -> Result<(), String> {
-    let (variant, blocks): (&str, &[u32]) = if batched {
-        ("ws", &[32, 256])
-    } else {
-        ("single", &[32])
-    };
+/// A scheduler variant of the worker-count sweeps.
+#[derive(Clone, Copy)]
+struct Variant {
+    /// The CSV's `variant` column.
+    name: &'static str,
+    /// Block sizes of the thread-level sweep.
+    blocks: &'static [u32],
+    batched_claims: bool,
+    scheduler: Scheduler,
+    /// The most repetitions per point (the global queue's runs take seconds).
+    max_reps: usize,
+}
+
+/// gtap's scheduler.
+const WS: Variant = Variant {
+    name: "ws",
+    blocks: &[32, 256],
+    batched_claims: true,
+    scheduler: Scheduler::WorkStealing,
+    max_reps: usize::MAX,
+};
+
+/// One CAS per claimed deque entry (GTaP's `chaselev` ablation), blocks of 32 only.
+const SINGLE: Variant = Variant {
+    name: "single",
+    blocks: &[32],
+    batched_claims: false,
+    scheduler: Scheduler::WorkStealing,
+    max_reps: usize::MAX,
+};
+
+/// One global FIFO queue (GTaP's `gq` ablation).
+const GQ: Variant = Variant {
+    name: "gq",
+    blocks: &[32, 256],
+    batched_claims: true,
+    scheduler: Scheduler::GlobalQueue,
+    max_reps: 3,
+};
+
+/// Task records of all workers together in the global-queue runs (see `scaling`).
+const GQ_TOTAL_TASKS: u32 = 1 << 26;
+/// The same for the block-level tree (2^21 nodes at depth 20, with a margin for uneven
+/// allocation across the per-worker pools).
+const GQ_TOTAL_BLOCK_TASKS: u32 = 1 << 22;
+
+/// Whether `e` is a measured outcome of `variant` rather than a failure: the global queue's
+/// FIFO order can hold many more tasks at once than work stealing, past the pools' or the
+/// queue's capacity (reported with the knob to raise; the runtime stays usable).
+fn over_capacity(variant: Variant, e: &str) -> bool {
+    variant.scheduler == Scheduler::GlobalQueue
+        && (e.contains("pool exhausted")
+            || e.contains("queue overflow")
+            || e.contains("could not allocate"))
+}
+
+/// Worker-count sweep of the thread-level workloads with the scheduler `variant`.
+fn scaling(out: &Path, reps: usize, variant: Variant) -> Result<(), String> {
+    let name = variant.name;
+    let reps = reps.min(variant.max_reps);
     let keys = reference::random_keys(20_000_000, 7);
     let (fib35, nq16) = (reference::fib_seq(35), reference::nqueens_seq(16));
-    for &block in blocks {
+    for &block in variant.blocks {
         for k in 0..8 {
             let threads = 1024u32 << k;
             let grid = threads / block;
+            let warps = threads / 32;
             let mut rt = gpu(Config {
                 grid: Some(grid),
-                batched_claims: batched,
+                batched_claims: variant.batched_claims,
+                scheduler: variant.scheduler,
                 block,
+                // The global queue's FIFO order keeps most of the tree alive at once on few
+                // workers: like GTaP, keep the total capacity constant (2^26 records, more
+                // than fib(35)'s 3·10^7 calls) rather than the per-warp one.
+                tasks_per_warp: if variant.scheduler == Scheduler::GlobalQueue {
+                    (GQ_TOTAL_TASKS / warps).max(8192)
+                } else {
+                    Config::default().tasks_per_warp
+                },
                 ..Config::default()
             })?;
             for workload in ["fib", "nqueens", "cilksort"] {
@@ -182,20 +289,107 @@ fn scaling(out: &Path, reps: usize, batched: bool) -> Result<(), String> {
                 };
                 match t {
                     Ok(ms) => {
-                        println!("scaling {variant:<6} {workload:<8} block {block:>3} threads {threads:>6}: {ms:9.3} ms");
+                        println!("scaling {name:<6} {workload:<8} block {block:>3} threads {threads:>6}: {ms:9.3} ms");
                         append(
                             out,
-                            &format!(
-                                "scaling,{workload},{block},{threads},{variant},{threads},{ms}"
-                            ),
+                            &format!("scaling,{workload},{block},{threads},{name},{threads},{ms}"),
                         )?;
                     }
                     // A grid that is not co-resident is refused before launch: the sweep ends
                     // at the chip's size; any other failure is an error.
                     Err(e) if e.contains("co-resident") => {
-                        println!("scaling {workload:<8} block {block:>3} threads {threads:>6}: not co-resident, skipped");
+                        println!("scaling {name:<6} {workload:<8} block {block:>3} threads {threads:>6}: not co-resident, skipped");
                     }
-                    Err(e) => return Err(format!("{workload} at {threads} threads: {e}")),
+                    Err(e) if over_capacity(variant, &e) => {
+                        println!("scaling {name:<6} {workload:<8} block {block:>3} threads {threads:>6}: {e}, skipped");
+                    }
+                    Err(e) => {
+                        return Err(format!(
+                            "{name} {workload} at block {block}, {threads} threads: {e}"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The block-level binary tree's workloads of GTaP's tree scaling: name, mem_ops,
+/// compute_iters.
+const TREE_WORKLOADS: [(&str, u32, u32); 2] = [("compute", 64, 1024), ("memory", 1024, 64)];
+
+/// Block-level worker-count sweep: `tree_block` at depth 20 on grids of 16..=4096 blocks of 32
+/// and 256 threads, with both schedulers (all `ws` points first, then `gq`).
+fn tree_scaling(out: &Path, reps: usize, variants: &[Variant]) -> Result<(), String> {
+    const DEPTH: u32 = 20;
+    const BLOCK_THREADS: [u32; 2] = [32, 256];
+    let mut values = reference::random_f64(1 << 20, 3);
+    // SAFETY: `values` outlives every use of the handle in this function.
+    let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+    // The checksum depends on the block size (the order of the additions): one per
+    // (workload, block size), computed once.
+    let mut expected = BTreeMap::new();
+    for (workload, mem_ops, compute_iters) in TREE_WORKLOADS {
+        let work = TreeWork {
+            mem_ops,
+            compute_iters,
+        };
+        for b in BLOCK_THREADS {
+            let e = reference::tree_block_rayon(0, DEPTH, 0, work, host_data, b);
+            expected.insert((workload, b), e);
+        }
+    }
+    for &variant in variants {
+        let name = variant.name;
+        for block_threads in BLOCK_THREADS {
+            for workers in [16u32, 64, 256, 1024, 4096] {
+                let mut rt = gpu(Config {
+                    grid: Some(workers),
+                    block_threads,
+                    scheduler: variant.scheduler,
+                    // As in `scaling`: constant total capacity for the global queue.
+                    tasks_per_block: (variant.scheduler == Scheduler::GlobalQueue)
+                        .then(|| (GQ_TOTAL_BLOCK_TASKS / workers).max(16384)),
+                    ..Config::default()
+                })?;
+                let data = rt.upload(&values).map_err(|e| e.to_string())?;
+                // The ws runs on 16 blocks take 1 to 2.5 s, the gq runs longer.
+                let reps = if workers <= 64 { 1 } else { reps.min(3) };
+                for (workload, m, c) in TREE_WORKLOADS {
+                    let want = expected[&(workload, block_threads)];
+                    let t = median_kernel(&mut rt, reps, |rt| {
+                        let r = rt
+                            .run::<BinaryTreeBlock, _>(
+                                tree_block,
+                                (0, DEPTH, 0, m, c, data.slice()),
+                            )
+                            .map_err(|e| e.to_string())?;
+                        (r.to_bits() == want.to_bits()).then_some(()).ok_or(format!(
+                            "tree_block(m {m}, c {c}, B={block_threads}) = {r}, expected {want}"
+                        ))
+                    });
+                    match t {
+                        Ok(ms) => {
+                            println!("tree-scaling {name:<2} {workload:<7} block {block_threads:>3} workers {workers:>4}: {ms:9.3} ms");
+                            append(
+                                out,
+                                &format!("tree-scaling,{workload},{block_threads},{workers},{name},{workers},{ms}"),
+                            )?;
+                        }
+                        // As in `scaling`: the sweep ends at the chip's size.
+                        Err(e) if e.contains("co-resident") => {
+                            println!("tree-scaling {name:<2} {workload:<7} block {block_threads:>3} workers {workers:>4}: not co-resident, skipped");
+                        }
+                        Err(e) if over_capacity(variant, &e) => {
+                            println!("tree-scaling {name:<2} {workload:<7} block {block_threads:>3} workers {workers:>4}: {e}, skipped");
+                        }
+                        Err(e) => {
+                            return Err(format!(
+                                "tree-scaling {name} {workload} at block {block_threads}, {workers} workers: {e}"
+                            ))
+                        }
+                    }
                 }
             }
         }
@@ -335,12 +529,12 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
             .iter()
             .filter(|r| r[0] == "scaling" && r[1] == workload)
         {
+            let variant = match r[4].as_str() {
+                "single" => "one CAS per entry",
+                v => v,
+            };
             series
-                .entry(if r[4] == "ws" {
-                    format!("gtap-rs ws, block {}", r[2])
-                } else {
-                    format!("gtap-rs one CAS per entry, block {}", r[2])
-                })
+                .entry(format!("gtap-rs {variant}, block {}", r[2]))
                 .or_default()
                 .push((num(&r[3], "threads")?, num(&r[6], "ms")?));
         }
@@ -364,8 +558,62 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
             &LogLog {
                 series: &series,
                 title: &format!("{title}: kernel ms vs threads (GTaP: GH200, published)"),
+                x_desc: "threads (grid x block)",
             },
             &img.join(format!("scaling-{workload}")),
+            (1100, 700),
+        )?;
+    }
+    for (workload, file, title) in [
+        (
+            "compute",
+            "tree_compute_heavy_scaling_results.csv",
+            "compute-heavy (c 1024, m 64)",
+        ),
+        (
+            "memory",
+            "tree_memory_heavy_scaling_results.csv",
+            "memory-heavy (c 64, m 1024)",
+        ),
+    ] {
+        let mut series = Series::new();
+        for r in rows
+            .iter()
+            .filter(|r| r[0] == "tree-scaling" && r[1] == workload)
+        {
+            series
+                .entry(format!("gtap-rs {}, block {}", r[4], r[2]))
+                .or_default()
+                .push((num(&r[5], "workers")?, num(&r[6], "ms")?));
+        }
+        if series.is_empty() {
+            continue;
+        }
+        // GTaP: block_size,total_workers,grid_size,max_tasks_per_block,ws_med,..,gq_med,..
+        for r in read_csv(&anchors.join(file))? {
+            if r[0] != "32" && r[0] != "256" {
+                continue;
+            }
+            let workers = num(&r[1], "total_workers")?;
+            for (col, name) in [(4, "ws"), (7, "gq")] {
+                let ms = num(&r[col], name)?;
+                if ms > 0.0 {
+                    series
+                        .entry(format!("GTaP {name}, block {}", r[0]))
+                        .or_default()
+                        .push((workers, ms));
+                }
+            }
+        }
+        write_png_svg(
+            &LogLog {
+                series: &series,
+                title: &format!(
+                    "block-level tree, depth 20, {title}: kernel ms vs workers (GTaP: GH200, published)"
+                ),
+                x_desc: "block-level workers (blocks of the grid)",
+            },
+            &img.join(format!("tree-scaling-{workload}")),
             (1100, 700),
         )?;
     }
@@ -428,7 +676,7 @@ fn plot(ours: &Path, anchors: &Path, img: &Path) -> Result<(), String> {
 }
 
 fn colour(i: usize) -> RGBColor {
-    const C: [RGBColor; 8] = [
+    const C: [RGBColor; 12] = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),
         RGBColor(44, 160, 44),
@@ -437,6 +685,10 @@ fn colour(i: usize) -> RGBColor {
         RGBColor(140, 86, 75),
         RGBColor(227, 119, 194),
         RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+        RGBColor(0, 0, 128),
+        RGBColor(128, 128, 0),
     ];
     C[i % C.len()]
 }
@@ -466,10 +718,13 @@ fn write_png_svg(picture: &impl Picture, stem: &Path, size: (u32, u32)) -> Resul
     Ok(())
 }
 
-/// Kernel ms over threads, log-log, with the ideal 1/P line under each of our curves.
+/// Kernel ms over the worker count, log-log, with the ideal 1/P line under each of our
+/// curves.
 struct LogLog<'a> {
     series: &'a Series,
     title: &'a str,
+    /// The x axis' label.
+    x_desc: &'a str,
 }
 
 /// Kernel ms over the cutoff, 1 vs several EPAQ queues.
@@ -505,7 +760,7 @@ impl Picture for LogLog<'_> {
             )?;
         chart
             .configure_mesh()
-            .x_desc("threads (grid x block)")
+            .x_desc(self.x_desc)
             .y_desc("kernel ms")
             .draw()?;
         for (i, (name, points)) in series.iter().enumerate() {

@@ -10,7 +10,7 @@ use gpu_smoke::{
     badq, bfib, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall, BadQueue,
     BlockFib, BlockMixed, Fib, Mixed, NQueens, Oob, Stall,
 };
-use gtap::{Backend, Config, Error, Runtime};
+use gtap::{Backend, Config, Error, Runtime, Scheduler};
 
 const PTX: &str = include_str!(env!("GTAP_PTX"));
 
@@ -187,6 +187,111 @@ fn main() -> ExitCode {
             );
         }
         Err(e) => t.row("block: tiny pool -> PoolExhausted", false, e.to_string()),
+    }
+
+    // ---- the global-queue ablation (Scheduler::GlobalQueue): same programs, same answers ----
+    let r = gpu(Config {
+        scheduler: Scheduler::GlobalQueue,
+        ..Config::default()
+    })
+    .and_then(|mut g| {
+        let mut fibs = Vec::new();
+        for n in [0u32, 1, 10, 25] {
+            fibs.push((n, g.run::<Fib, _>(fib, (n,))?));
+        }
+        let buf = g.alloc_zeroed::<u64>(1)?;
+        g.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
+        let q = g.download(&buf)?[0];
+        let buf = g.alloc_zeroed::<u64>(1)?;
+        let a = g.run::<Mixed, _>(mixroot, (15, 5, buf.slice()))?;
+        let c = g.download(&buf)?[0];
+        Ok((fibs, q, a, c))
+    });
+    match r {
+        Ok((fibs, q, a, c)) => {
+            let want_q = gpu_smoke::nqueens_seq(10, 0, 0, 0, 0);
+            t.row(
+                "gq: fib 0/1/10/25, nqueens(10), mixed",
+                fibs.iter().all(|&(n, v)| v == fib_ref(n))
+                    && q == want_q
+                    && a == fib_ref(15)
+                    && c == 3u64.pow(5),
+                format!(
+                    "{fibs:?}, {q} (want {want_q}), {a}, {c} (want {}, {})",
+                    fib_ref(15),
+                    3u64.pow(5)
+                ),
+            );
+        }
+        Err(e) => t.row(
+            "gq: fib 0/1/10/25, nqueens(10), mixed",
+            false,
+            e.to_string(),
+        ),
+    }
+    for threads in [32u32, 128] {
+        let r = gpu(Config {
+            scheduler: Scheduler::GlobalQueue,
+            block_threads: threads,
+            ..Config::default()
+        })
+        .and_then(|mut b| {
+            let f = b.run::<BlockFib, _>(bfib, (18,))?;
+            let m = b.run::<BlockMixed, _>(mixed_root, (12, 1000))?;
+            Ok((f, m))
+        });
+        let want_m = mixed_root_ref(12, 1000, u64::from(threads));
+        let name = format!("gq: block fib(18), mixed; {threads} threads");
+        match r {
+            Ok((f, m)) => t.row(
+                &name,
+                f == fib_ref(18) && m == want_m,
+                format!("{f} (want {}), {m} (want {want_m})", fib_ref(18)),
+            ),
+            Err(e) => t.row(&name, false, e.to_string()),
+        }
+    }
+
+    // ---- the profiler on block-level workers: every spawn is in a record ----
+    let r = gpu(Config {
+        profile_records: 4096,
+        ..Config::default()
+    })
+    .and_then(|mut b| {
+        let m = b.run::<BlockMixed, _>(mixed_root, (12, 1000))?;
+        let stats = b.last_stats().cloned().unwrap_or_default();
+        Ok((m, stats))
+    });
+    match r {
+        Ok((m, stats)) => {
+            let want_m = mixed_root_ref(12, 1000, 128);
+            let detail = match &stats.profile {
+                Some(p) => {
+                    let s = p.summary();
+                    let ok = m == want_m
+                        && p.block_level
+                        && p.warps.len() == stats.workers
+                        && s.dropped == 0
+                        && s.batches > 0
+                        && s.spawns + 1 == stats.tasks;
+                    (
+                        ok,
+                        format!(
+                            "{m} (want {want_m}); {} block traces, {} batches, spawns {} + root = tasks {}, joins {}, dropped {}",
+                            p.warps.len(),
+                            s.batches,
+                            s.spawns,
+                            stats.tasks,
+                            s.joins,
+                            s.dropped
+                        ),
+                    )
+                }
+                None => (false, "no profile".to_string()),
+            };
+            t.row("profiler, block-level mixed", detail.0, detail.1);
+        }
+        Err(e) => t.row("profiler, block-level mixed", false, e.to_string()),
     }
 
     // ---- failure modes ----

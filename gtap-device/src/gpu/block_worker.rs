@@ -34,11 +34,11 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, BLOCK_SMEM_SCHED_BYTES,
-    ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE,
-    HEADER_BYTES, NONE,
+    Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, WarpStats,
+    BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN,
+    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
-use super::worker::Warp;
+use super::worker::{Prof, Warp};
 use crate::arch::nvptx as a;
 use crate::task::{Context, KindId, Program, Step};
 
@@ -63,7 +63,8 @@ mod word {
     pub const BASE: usize = 14;
     /// The worker whose ring holds them.
     pub const SRC: usize = 15;
-    /// 1 when they were stolen (the victim's lock is held until the entries are read).
+    /// Where they came from: `FROM_OWN`, `FROM_VICTIM` (the victim's lock is held until the
+    /// entries are read) or `FROM_GLOBAL` (a global queue).
     pub const STOLEN: usize = 16;
     /// 1 when the run is over.
     pub const STOP: usize = 17;
@@ -78,9 +79,21 @@ mod word {
     pub const KEPT_QUEUE: usize = 21;
     /// Ring position of the first, in this worker's own ring of that queue.
     pub const KEPT_BASE: usize = 22;
+    /// Global-queue kernel: the first position thread 0 reserved for the batch's push.
+    pub const GQ_BASE: usize = 23;
     /// Words used.
-    pub const END: usize = 23;
+    pub const END: usize = 24;
 }
+/// [`word::STOLEN`]: the entries are in this worker's own ring.
+const FROM_OWN: u32 = 0;
+/// [`word::STOLEN`]: the entries are in a victim's ring, whose steal lock we hold.
+const FROM_VICTIM: u32 = 1;
+/// [`word::STOLEN`]: the entries are claimed positions of a global queue.
+const FROM_GLOBAL: u32 = 2;
+
+/// The block-level worker's profiler: thread 0 fills a record per batch in shared memory
+/// after the collective area, as the thread-level worker's lane 0 does.
+type BlockProf = Prof<true>;
 const _: () = assert!(word::END * 4 <= BLOCK_SMEM_SCHED_BYTES as usize);
 
 /// What a thread's step sees of its batch.
@@ -237,31 +250,55 @@ fn set(w: &Warp, i: usize, v: u32) {
 ///
 /// Thread 0 of a block-level worker.
 #[inline(always)]
-unsafe fn acquire(w: &Warp, rng: &mut u32, threads: u32) {
+unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(w: &Warp, rng: &mut u32, threads: u32) {
     let kept = get(w, word::KEPT);
     if kept > 0 {
+        if PROFILE {
+            // SAFETY: thread 0 owns the block's profile record.
+            unsafe { (*BlockProf::rec(w)).kept = kept };
+        }
         // The tasks the last batch kept: written by this block, no acquire needed.
         set(w, word::KEPT, 0);
         set(w, word::GOT, kept);
         set(w, word::QUEUE, get(w, word::KEPT_QUEUE));
         set(w, word::BASE, get(w, word::KEPT_BASE));
         set(w, word::SRC, w.warp);
-        set(w, word::STOLEN, 0);
+        set(w, word::STOLEN, FROM_OWN);
         set(w, word::STOP, 0);
+        return;
+    }
+    if GLOBAL {
+        // SAFETY: thread 0 of the worker.
+        let (mut q, (mut base, mut got)) = (Q_BLOCK, unsafe { w.gq_pop(Q_BLOCK, 1) });
+        if got == 0 {
+            q = Q_THREAD;
+            // SAFETY: as above.
+            (base, got) = unsafe { w.gq_pop(Q_THREAD, threads) };
+        }
+        set(w, word::GOT, got);
+        set(w, word::QUEUE, q);
+        set(w, word::BASE, base);
+        set(w, word::SRC, w.warp);
+        set(w, word::STOLEN, FROM_GLOBAL);
+        set(w, word::STOP, u32::from(got == 0 && w.should_stop()));
         return;
     }
     // SAFETY: thread 0 owns the worker's deque operations.
     unsafe {
-        let (mut src, mut q, mut stolen) = (w.warp, Q_BLOCK, 0);
+        let (mut src, mut q, mut stolen) = (w.warp, Q_BLOCK, FROM_OWN);
         let (mut base, mut got) = w.pop_own(Q_BLOCK, 1);
         if got == 0 {
             q = Q_THREAD;
             (base, got) = w.pop_own(Q_THREAD, threads);
         }
         if got == 0 {
+            if PROFILE {
+                // SAFETY: thread 0 owns the block's profile record.
+                (*BlockProf::rec(w)).steal_attempts += 1;
+            }
             let (v, sq, head, sg) = w.steal(rng, Q_BLOCK);
             if sg > 0 {
-                (src, q, base, got, stolen) = (v, sq, head, sg, 1);
+                (src, q, base, got, stolen) = (v, sq, head, sg, FROM_VICTIM);
             }
         }
         set(w, word::GOT, got);
@@ -309,6 +346,55 @@ unsafe fn copy_frame(src: *const u8, dst: *mut u8, bytes: usize) {
     }
 }
 
+/// Global-queue kernel, every thread of the block, after thread 0 staged the batch's
+/// publication and a block barrier: per queue, thread 0 reserves the positions, the threads
+/// copy the staged entries from the own ring in parallel, fence, and thread 0 commits.
+///
+/// # Safety
+///
+/// For each queue, the own-ring tail is the first staged entry and the pop-estimate word
+/// their count (written by thread 0 before the last block barrier).
+#[inline(always)]
+unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
+    for q in [Q_THREAD, Q_BLOCK] {
+        let sq = w.sm_queue(q);
+        // SAFETY (whole body): this block's shared words, its own ring's staged entries and a
+        // reserved range of the global queue.
+        unsafe {
+            // Ordering: relaxed, scope .cta; written by thread 0 before the block barrier.
+            let n = a::ld_relaxed_cta_u32(sq.add(3));
+            if n == 0 {
+                continue;
+            }
+            let first = a::ld_relaxed_cta_u32(sq);
+            if t == 0 {
+                set(w, word::GQ_BASE, w.gq_reserve(q, n));
+            }
+            a::bar_sync();
+            let base = get(w, word::GQ_BASE);
+            if base != NONE {
+                let mut i = t;
+                while i < n {
+                    let slot = *w
+                        .ring(w.warp, q)
+                        .add((first.wrapping_add(i) & (w.queue_cap - 1)) as usize);
+                    w.gq_write(q, base.wrapping_add(i), slot);
+                    i += threads;
+                }
+            }
+            // Release side of the push: every thread's entries, then thread 0's commit.
+            a::fence_acq_rel_gpu();
+            a::bar_sync();
+            if t == 0 {
+                a::st_relaxed_cta_u32(sq.add(3), 0);
+                if base != NONE {
+                    w.gq_commit(q, base, n);
+                }
+            }
+        }
+    }
+}
+
 /// The body of `gtap_block_worker_<Program>`: runs the task tree rooted at
 /// `params.root_slot` on block-level workers.
 ///
@@ -319,7 +405,13 @@ unsafe fn copy_frame(src: *const u8, dst: *mut u8, bytes: usize) {
 /// scratch slot per block), a block size that is a multiple of 32,
 /// [`super::layout::BLOCK_SMEM_BYTES`] of dynamic shared memory, and every block resident.
 #[inline(always)]
-pub unsafe fn block_worker<P: Program>(params: *const Params) {
+pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
+    params: *const Params,
+) {
+    if !P::HAS_BLOCK {
+        // Thread-level programs run on `thread_worker`; this entry is never launched for them.
+        return;
+    }
     // SAFETY: the caller passes valid params.
     let p = unsafe { &*params };
     let t = a::thread_idx_x();
@@ -347,6 +439,9 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         root_slot: p.root_slot,
         max_children: p.max_children,
         single_claims: p.single_claims != 0,
+        gq: p.gq_headers as *mut GlobalQueueHeader,
+        gq_rings: p.gq_rings as *mut u32,
+        gq_cap: p.gq_cap,
         warp: me,
         lane: a::lane_id(),
         smem,
@@ -369,6 +464,10 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             }
             a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
         }
+        if PROFILE {
+            // SAFETY: thread 0, once, profiled kernel.
+            unsafe { BlockProf::init(&w, p, a::globaltimer()) };
+        }
     }
     a::bar_sync();
 
@@ -377,6 +476,8 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
     let mut rng: u32 = (me.wrapping_mul(2_654_435_761) ^ a::globaltimer() as u32) | 1;
     let mut idle_ns: u32 = 0;
     let (mut batches, mut steals, mut steps, mut spawned_total) = (0u32, 0u32, 0u32, 0u32);
+    // Profiler state (dead code when !PROFILE).
+    let mut prof = BlockProf { written: 0 };
 
     loop {
         // ---- 1. Acquire (thread 0), broadcast. ----
@@ -386,13 +487,19 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             root_now = true;
         } else if t == 0 {
             // SAFETY: thread 0 of this worker.
-            unsafe { acquire(&w, &mut rng, threads) };
+            unsafe { acquire::<PROFILE, GLOBAL>(&w, &mut rng, threads) };
         }
         a::bar_sync();
         let (got, q, base, src, stolen) = if root_now {
             // SAFETY: the root's header, written by the host before the launch.
             let root_block = P::is_block(unsafe { (*w.header(p.root_slot)).kind });
-            (1, if root_block { Q_BLOCK } else { Q_THREAD }, 0, me, 0)
+            (
+                1,
+                if root_block { Q_BLOCK } else { Q_THREAD },
+                0,
+                me,
+                FROM_OWN,
+            )
         } else {
             if get(&w, word::STOP) != 0 {
                 break;
@@ -417,8 +524,17 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             continue;
         }
         idle_ns = 0;
-        if stolen != 0 {
-            // Acquire side of the victim's publication: every thread.
+        if PROFILE && t == 0 {
+            // SAFETY: thread 0 owns the block's profile record.
+            unsafe {
+                let r = BlockProf::rec(&w);
+                (*r).run_from = a::globaltimer();
+                (*r).tasks = if q == Q_BLOCK { 1 } else { got };
+                (*r).stolen = if stolen == FROM_VICTIM { got } else { 0 };
+            }
+        }
+        if stolen != FROM_OWN {
+            // Acquire side of the victim's (or pusher's) publication: every thread.
             a::fence_acq_rel_gpu();
         }
         let block_mode = q == Q_BLOCK;
@@ -426,6 +542,20 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         if root_now {
             if block_mode || t == 0 {
                 task = p.root_slot;
+            }
+        } else if stolen == FROM_GLOBAL {
+            // One block-level task (popped alone), or one thread-level task per thread.
+            if t == 0 && block_mode {
+                // SAFETY: a claimed position of global queue q.
+                let s = unsafe { w.gq_take(q, base) };
+                set(&w, word::GQ_BASE, s);
+            } else if !block_mode && t < got {
+                // SAFETY: as above.
+                task = unsafe { w.gq_take(q, base.wrapping_add(t)) };
+            }
+            if block_mode {
+                a::bar_sync();
+                task = get(&w, word::GQ_BASE);
             }
         } else if block_mode {
             // SAFETY: the claimed entries [base, base + got) of that ring.
@@ -447,7 +577,7 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
             // SAFETY: the claimed entries of that ring.
             task = unsafe { *w.ring(src, q).add(pos as usize) };
         }
-        if stolen != 0 {
+        if stolen == FROM_VICTIM {
             // Every thread has read its entry: release the victim's steal end.
             a::bar_sync();
             if t == 0 {
@@ -511,7 +641,7 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
                 let step = P::dispatch(&mut ctx, kind);
                 spawned = ctx.spawned;
                 steps += 1;
-                if block_mode && spawned > 0 {
+                if (block_mode || PROFILE) && spawned > 0 {
                     // Ordering: relaxed, scope .cta; read by thread 0 after the barrier.
                     a::atom_relaxed_cta_add_u32(w.smem.add(word::SPAWNED), spawned);
                 }
@@ -551,6 +681,18 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         spawned_total = spawned_total.wrapping_add(spawned);
         // Release side: every thread's frame, header and ring writes, then the fence.
         let any_aborted = a::bar_red_or(aborted);
+        if PROFILE && t == 0 {
+            // SAFETY: thread 0 owns the block's profile record; SPAWNED is complete after
+            // the barrier.
+            unsafe {
+                let r = BlockProf::rec(&w);
+                (*r).run_to = a::globaltimer();
+                (*r).spawned = get(&w, word::SPAWNED);
+            }
+            if !block_mode {
+                set(&w, word::SPAWNED, 0);
+            }
+        }
         if block_mode && t == 0 && task != NONE {
             // The block-level task's bookkeeping, for the whole block.
             let all = get(&w, word::SPAWNED);
@@ -586,7 +728,12 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         unsafe { w.free_warp(to_free) };
         // SAFETY: as above.
         let reenqueued = P::JOINS && notify && unsafe { w.complete(notify_parent) };
-        if a::bar_red_or(reenqueued) {
+        let resumed = if PROFILE {
+            a::bar_red_popc(reenqueued)
+        } else {
+            u32::from(a::bar_red_or(reenqueued))
+        };
+        if resumed != 0 {
             // Re-enqueued parents' ring entries, before thread 0 publishes them.
             a::fence_acq_rel_gpu();
         }
@@ -641,6 +788,16 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
                         set(&w, word::KEPT_BASE, new_tail);
                         publish -= keep;
                     }
+                    if GLOBAL {
+                        // The own ring only stages the batch's entries (see `worker.rs`):
+                        // the tail goes back to the first, the count to the pop estimate.
+                        let first = a::ld_relaxed_cta_u32(sq)
+                            .wrapping_add(if q == kq { keep } else { 0 })
+                            .wrapping_sub(g);
+                        a::st_relaxed_cta_u32(sq, first);
+                        a::st_relaxed_cta_u32(sq.add(3), publish);
+                        continue;
+                    }
                     if publish == 0 {
                         continue;
                     }
@@ -656,6 +813,10 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
                 if batches % STOP_CHECK_EVERY == 0 && w.should_stop() {
                     set(&w, word::FAILED, 1);
                 }
+                if PROFILE {
+                    (*BlockProf::rec(&w)).joins = resumed;
+                    prof.finish(&w, a::globaltimer());
+                }
             }
         }
         // The next iteration's first barrier orders these publications before its reads;
@@ -663,6 +824,27 @@ pub unsafe fn block_worker<P: Program>(params: *const Params) {
         a::bar_sync();
         if get(&w, word::FAILED) != 0 {
             break;
+        }
+        if GLOBAL {
+            // SAFETY: thread 0 staged the batch's publication above.
+            unsafe { push_global(&w, t, threads) };
+        }
+    }
+
+    if PROFILE && t == 0 {
+        // The idle time before the block left the loop (a record with no tasks), and the
+        // record count for the host.
+        // SAFETY: thread 0 owns the block's profile region and count.
+        unsafe {
+            let now = a::globaltimer();
+            let r = BlockProf::rec(&w);
+            (*r).run_from = now;
+            (*r).run_to = now;
+            (*r).tasks = 0;
+            prof.finish(&w, now);
+            (p.profile_counts as *mut u32)
+                .add(me as usize)
+                .write(prof.written);
         }
     }
 

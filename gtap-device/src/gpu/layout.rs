@@ -16,6 +16,7 @@
 //! | stats | `warps` [`WarpStats`] | zeroed |
 //! | control | one [`Control`] | zeroed, `live = 1` |
 //! | error record | one [`ErrorRecord`], **host-mapped** (survives a trap) | zeroed |
+//! | global queues (global-queue kernel only) | `queues` [`GlobalQueueHeader`] + `queues * gq_cap` `u32` | zeroed |
 //! | profile (profiled kernel only) | `warps * (profile_cap + 1)` [`BatchRecord`] + `warps` `u32` counts | counts written at exit |
 //!
 //! A *slot* is a [`Header`] followed by the task's frame (`stride` bytes, 16-aligned). Slot
@@ -94,6 +95,26 @@ pub struct DequeHeader {
     pub head: u32,
     /// The steal lock: 0 free, 1 held.
     pub lock: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// One global queue of the global-queue ablation (`Scheduler::GlobalQueue`, 16 bytes): a
+/// FIFO ring of `gq_cap` entries (slot + 1; 0 = empty) shared by every worker.
+///
+/// Positions below `head` are claimed, `[head, tail)` committed and claimable, `[tail, alloc)`
+/// reserved by pushers still writing. Pushers commit in order (each waits until `tail` is its
+/// first position); a claimer zeroes each entry after reading it, and a pusher waits for zero
+/// before writing, so a slow claimer's entry is never overwritten.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlobalQueueHeader {
+    /// The next position to claim (CAS by claimers).
+    pub head: u32,
+    /// The end of the committed entries (release store by the committing pusher).
+    pub tail: u32,
+    /// The end of the reserved positions (add by pushers).
+    pub alloc: u32,
     /// Padding.
     pub pad: u32,
 }
@@ -238,12 +259,17 @@ pub struct Params {
     /// frame (16-aligned); such a frame holds `block_threads` copies, thread `t`'s at
     /// `t * block_frame_stride`. 0 when no block-level kind joins.
     pub block_frame_stride: u32,
-    /// Block-level workers only: padding.
-    pub pad: u32,
+    /// Global-queue kernel only: capacity of each global ring (a power of two `>=` every slot
+    /// of the run, so a push never finds the ring full).
+    pub gq_cap: u32,
     /// Block-level workers only: one scratch slot per worker (`num_warps * slot_bytes`) that
     /// a refused spawn hands out, so that a block's threads stay on the same control path
     /// while the run drains after the error.
     pub scratch: u64,
+    /// Global-queue kernel only: `queues` [`GlobalQueueHeader`]s.
+    pub gq_headers: u64,
+    /// Global-queue kernel only: the rings, `[queue][gq_cap]` `u32` (slot + 1; 0 = empty).
+    pub gq_rings: u64,
 }
 
 const _: () = assert!(

@@ -86,10 +86,12 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     a::trap()
 }
 
-/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>`, the profiled
-/// `gtap_thread_worker_profiled_<Program>` and the block-level `gtap_block_worker_<Program>`
-/// (used when the program has a `#[gtap::function(block)]` kind), `ptx-kernel`s taking a
-/// pointer to [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program, `ptx-kernel`s taking a pointer to
+/// [`layout::Params`]: the thread-level `gtap_thread_worker_<Program>`, and the block-level
+/// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
+/// (each compiles to an empty kernel for the other kind of program), each also as
+/// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation).
+/// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(target_arch = "nvptx64")]
@@ -102,15 +104,7 @@ macro_rules! kernel {
                 params: *const $crate::gpu::layout::Params,
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params.
-                unsafe { $crate::gpu::thread_worker::<$program, false>(params) }
-            }
-            #[export_name = concat!("gtap_block_worker_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_block_worker(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params for block-level
-                // workers.
-                unsafe { $crate::gpu::block_worker::<$program>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, false, false>(params) }
             }
             #[export_name = concat!("gtap_thread_worker_profiled_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_profiled(
@@ -118,16 +112,50 @@ macro_rules! kernel {
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params and profile
                 // regions.
-                unsafe { $crate::gpu::thread_worker::<$program, true>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, true, false>(params) }
+            }
+            #[export_name = concat!("gtap_thread_worker_gq_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_gq(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params and global
+                // queues.
+                unsafe { $crate::gpu::thread_worker::<$program, false, true>(params) }
+            }
+            #[export_name = concat!("gtap_block_worker_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_block_worker(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params for block-level
+                // workers.
+                unsafe { $crate::gpu::block_worker::<$program, false, false>(params) }
+            }
+            #[export_name = concat!("gtap_block_worker_profiled_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_block_worker_profiled(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params for block-level
+                // workers and profile regions.
+                unsafe { $crate::gpu::block_worker::<$program, true, false>(params) }
+            }
+            #[export_name = concat!("gtap_block_worker_gq_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_block_worker_gq(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params for block-level
+                // workers and global queues.
+                unsafe { $crate::gpu::block_worker::<$program, false, true>(params) }
             }
         };
     };
 }
 
-/// Emits the GPU entry points of a program: `gtap_thread_worker_<Program>`, the profiled
-/// `gtap_thread_worker_profiled_<Program>` and the block-level `gtap_block_worker_<Program>`
-/// (used when the program has a `#[gtap::function(block)]` kind), `ptx-kernel`s taking a
-/// pointer to [`layout::Params`]. Expands to nothing on the host.
+/// Emits the GPU entry points of a program, `ptx-kernel`s taking a pointer to
+/// [`layout::Params`]: the thread-level `gtap_thread_worker_<Program>`, and the block-level
+/// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
+/// (each compiles to an empty kernel for the other kind of program), each also as
+/// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation).
+/// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(not(target_arch = "nvptx64"))]

@@ -23,9 +23,9 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    BatchRecord, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, ERR_INVALID_QUEUE,
-    ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND,
-    FLAG_DONE, HEADER_BYTES, NONE,
+    BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, WarpStats,
+    ERR_INVALID_QUEUE, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN,
+    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use crate::arch::nvptx as a;
 use crate::task::{Context, KindId, Program, Step};
@@ -60,6 +60,10 @@ pub(crate) struct Warp {
     pub(crate) max_children: u32,
     /// Ablation: claim deque entries one CAS per entry (`Config::batched_claims = false`).
     pub(crate) single_claims: bool,
+    /// Global-queue kernel only: the queues' headers, rings and ring capacity.
+    pub(crate) gq: *mut GlobalQueueHeader,
+    pub(crate) gq_rings: *mut u32,
+    pub(crate) gq_cap: u32,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
@@ -336,6 +340,127 @@ impl Warp {
         }
     }
 
+    /// The entry at position `pos` of global queue `q`.
+    #[inline(always)]
+    fn gq_entry(&self, q: u32, pos: u32) -> *mut u32 {
+        self.gq_rings
+            .wrapping_add(q as usize * self.gq_cap as usize + (pos & (self.gq_cap - 1)) as usize)
+    }
+
+    /// Global-queue kernel, one thread of the worker: claims up to `max` committed entries
+    /// from the front of global queue `q`; returns (first position, count). Every thread of
+    /// the worker runs `fence.acq_rel.gpu` before reading them with [`Warp::gq_take`].
+    pub(crate) unsafe fn gq_pop(&self, q: u32, max: u32) -> (u32, u32) {
+        let g = self.gq.wrapping_add(q as usize);
+        // SAFETY (whole body): q < queues, a valid header.
+        unsafe {
+            loop {
+                // Ordering: relaxed, scope .gpu; the CAS below decides.
+                let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
+                // Ordering: acquire, scope .gpu; pairs with the committing pusher's release of
+                // `tail`: the entries below it (and their tasks) are written. Read after
+                // `head`, so `t - h` never underflows (head <= tail at all times).
+                let t = a::ld_acquire_gpu_u32(addr_of_mut!((*g).tail));
+                let avail = t.wrapping_sub(h);
+                if avail == 0 {
+                    return (0, 0);
+                }
+                let claim = if avail < max { avail } else { max };
+                // Ordering: relaxed, scope .gpu; claims positions only (the tail's acquire
+                // above ordered the entries).
+                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*g).head), h, h + claim) == h {
+                    return (h, claim);
+                }
+            }
+        }
+    }
+
+    /// Global-queue kernel, any thread: the slot at claimed position `pos` of queue `q`, and
+    /// the entry zeroed for the pusher that reuses it; [`NONE`] when the run stopped first.
+    pub(crate) unsafe fn gq_take(&self, q: u32, pos: u32) -> u32 {
+        let e = self.gq_entry(q, pos);
+        let mut spins = 0u32;
+        // SAFETY: a claimed position's entry (only this thread reads it now).
+        unsafe {
+            loop {
+                // Ordering: relaxed, scope .gpu; committed entries are written (the claimer
+                // acquired `tail`, and every thread of the worker fenced after it).
+                let v = a::ld_relaxed_gpu_u32(e);
+                if v != 0 {
+                    // Ordering: relaxed, scope .gpu; the pusher `gq_cap` positions later waits
+                    // for this zero before it writes.
+                    a::st_relaxed_gpu_u32(e, 0);
+                    return v - 1;
+                }
+                spins += 1;
+                if spins % 1024 == 0 && self.should_stop() {
+                    return NONE;
+                }
+            }
+        }
+    }
+
+    /// Global-queue kernel, one thread: reserves `n` positions at the back of queue `q`;
+    /// returns the first, or [`NONE`] when the ring would overflow (error recorded).
+    pub(crate) unsafe fn gq_reserve(&self, q: u32, n: u32) -> u32 {
+        let g = self.gq.wrapping_add(q as usize);
+        // SAFETY: q < queues, a valid header.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; positions only.
+            let base = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*g).alloc), n);
+            // Ordering: relaxed, scope .gpu; a stale head only makes the check stricter.
+            let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
+            if base.wrapping_add(n).wrapping_sub(h) > self.gq_cap {
+                self.record_error(ERR_QUEUE_OVERFLOW, 0, self.gq_cap, q);
+                return NONE;
+            }
+            base
+        }
+    }
+
+    /// Global-queue kernel, any thread: writes `slot` at reserved position `pos` of queue
+    /// `q`, once the claimer of the entry's previous occupant has zeroed it.
+    pub(crate) unsafe fn gq_write(&self, q: u32, pos: u32, slot: u32) {
+        let e = self.gq_entry(q, pos);
+        let mut spins = 0u32;
+        // SAFETY: a reserved position's entry (this thread is its only writer).
+        unsafe {
+            // Ordering: relaxed, scope .gpu; the previous occupant is claimed (the reserve
+            // checked `pos - gq_cap < head`), so its claimer zeroes it without waiting.
+            while a::ld_relaxed_gpu_u32(e) != 0 {
+                spins += 1;
+                if spins % 1024 == 0 && self.should_stop() {
+                    return;
+                }
+            }
+            // Ordering: relaxed, scope .gpu; published by the writers' fences and the
+            // commit's release of `tail`.
+            a::st_relaxed_gpu_u32(e, slot + 1);
+        }
+    }
+
+    /// Global-queue kernel, one thread, after every writer of `[base, base + n)` fenced and
+    /// synchronized with it: waits for the pushers before it (ordered commit, as GTaP's
+    /// `thread_gq`), then makes the entries claimable.
+    pub(crate) unsafe fn gq_commit(&self, q: u32, base: u32, n: u32) {
+        let g = self.gq.wrapping_add(q as usize);
+        let mut spins = 0u32;
+        // SAFETY: q < queues, a valid header.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; only the pusher that reserved `base` moves the
+            // tail past it.
+            while a::ld_relaxed_gpu_u32(addr_of_mut!((*g).tail)) != base {
+                spins += 1;
+                if spins % 1024 == 0 && self.should_stop() {
+                    return;
+                }
+            }
+            // Ordering: release, scope .gpu; after the writers' fence.acq_rel.gpu: claimers
+            // that acquire the new tail see the entries and the tasks' headers and frames.
+            a::st_release_gpu_u32(addr_of_mut!((*g).tail), base.wrapping_add(n));
+        }
+    }
+
     /// Lane 0: tries random victims; on success returns (victim, queue, first position,
     /// count) with the victim's steal lock held.
     pub(crate) unsafe fn steal(&self, rng: &mut u32, q0: u32) -> (u32, u32, u32, u32) {
@@ -530,6 +655,56 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
     }
 }
 
+/// Global-queue kernel, every lane (converged), after lane 0 staged the batch's publication:
+/// per queue, lane 0 reserves the positions, the lanes copy the staged entries from the own
+/// ring in parallel, fence, and lane 0 commits.
+///
+/// # Safety
+///
+/// For each queue, the own-ring tail is the first staged entry and the pop-estimate word
+/// their count (written by lane 0 before this call).
+#[inline(always)]
+unsafe fn push_global(w: &Warp) {
+    a::bar_warp_sync(FULL);
+    for q in 0..w.queues {
+        let sq = w.sm_queue(q);
+        // SAFETY (whole body): this warp's shared words, its own ring's staged entries and a
+        // reserved range of the global queue.
+        unsafe {
+            // Ordering: relaxed, scope .cta; written by lane 0 before the warp barrier.
+            let n = a::ld_relaxed_cta_u32(sq.add(3));
+            if n == 0 {
+                continue;
+            }
+            let first = a::ld_relaxed_cta_u32(sq);
+            let mut base = 0;
+            if w.lane == 0 {
+                base = w.gq_reserve(q, n);
+            }
+            base = a::shfl_sync_idx_b32(FULL, base, 0);
+            if base != NONE {
+                let mut i = w.lane;
+                while i < n {
+                    let slot = *w
+                        .ring(w.warp, q)
+                        .add((first.wrapping_add(i) & (w.queue_cap - 1)) as usize);
+                    w.gq_write(q, base.wrapping_add(i), slot);
+                    i += 32;
+                }
+            }
+            // Release side of the push: every lane's entries, then lane 0's commit.
+            a::fence_acq_rel_gpu();
+            a::bar_warp_sync(FULL);
+            if w.lane == 0 {
+                a::st_relaxed_cta_u32(sq.add(3), 0);
+                if base != NONE {
+                    w.gq_commit(q, base, n);
+                }
+            }
+        }
+    }
+}
+
 // /////////////////////////////////////////////////////////////////////////////////////////////
 // MAIN LOOP
 
@@ -539,22 +714,29 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
 /// no timestamp stays in a register across the task bodies. The global region holds
 /// `profile_cap + 1` records per warp; the last is scratch for records that no longer fit,
 /// which are counted, not stored.
-struct Prof {
+pub(crate) struct Prof<const BLOCK: bool> {
     /// Records finished so far.
-    written: u32,
+    pub(crate) written: u32,
 }
+
+/// The thread-level worker's profiler (a record per warp, after the warp's scheduler words).
+type WarpProf = Prof<false>;
 
 /// Offsets (in bytes) of the profiler's words after the record in shared memory.
 const PROF_BASE: usize = 56;
 const PROF_CAP: usize = 64;
 
-impl Prof {
-    /// The record being filled, in shared memory.
+impl<const BLOCK: bool> Prof<BLOCK> {
+    /// The record being filled, in shared memory: after the warp's scheduler words, or (block
+    /// level) after the block's collective area.
     #[inline(always)]
-    fn rec(w: &Warp) -> *mut BatchRecord {
-        w.smem
-            .wrapping_add((super::layout::smem_per_warp(w.queues) / 4) as usize)
-            .cast()
+    pub(crate) fn rec(w: &Warp) -> *mut BatchRecord {
+        let offset = if BLOCK {
+            super::layout::BLOCK_SMEM_BYTES
+        } else {
+            super::layout::smem_per_warp(w.queues)
+        };
+        w.smem.wrapping_add((offset / 4) as usize).cast()
     }
 
     /// Sets up the shared words and starts the first record.
@@ -563,7 +745,7 @@ impl Prof {
     ///
     /// Lane 0, once, with the profiled kernel's shared memory.
     #[inline(always)]
-    unsafe fn init(w: &Warp, p: &Params, idle_from: u64) {
+    pub(crate) unsafe fn init(w: &Warp, p: &Params, idle_from: u64) {
         let r = Self::rec(w).cast::<u8>();
         // SAFETY: inside this warp's PROFILE_SMEM_BYTES.
         unsafe {
@@ -596,7 +778,7 @@ impl Prof {
     ///
     /// Lane 0 of the profiled kernel, after `init`.
     #[inline(always)]
-    unsafe fn finish(&mut self, w: &Warp, end: u64) {
+    pub(crate) unsafe fn finish(&mut self, w: &Warp, end: u64) {
         let r = Self::rec(w);
         // SAFETY: the shared words written by `init`; the global slot is inside the region
         // (at most `cap`, the scratch record); plain stores, read by the host after exit.
@@ -624,7 +806,13 @@ impl Prof {
 /// `smem_per_warp_of(queues, PROFILE)` bytes of dynamic shared memory per warp, and every block
 /// resident.
 #[inline(always)]
-pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Params) {
+pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
+    params: *const Params,
+) {
+    if P::HAS_BLOCK {
+        // Programs with a block-level kind run on `block_worker`; never launched for them.
+        return;
+    }
     // SAFETY: the caller passes valid params.
     let p = unsafe { &*params };
     let lane = a::lane_id();
@@ -654,6 +842,9 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
         root_slot: p.root_slot,
         max_children: p.max_children,
         single_claims: p.single_claims != 0,
+        gq: p.gq_headers as *mut GlobalQueueHeader,
+        gq_rings: p.gq_rings as *mut u32,
+        gq_cap: p.gq_cap,
         warp,
         lane,
         smem,
@@ -693,10 +884,10 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
     let mut steps: u32 = 0;
     let mut spawned_total: u32 = 0;
     // Profiler state (dead code when !PROFILE).
-    let mut prof = Prof { written: 0 };
+    let mut prof = WarpProf { written: 0 };
     if PROFILE && lane == 0 {
         // SAFETY: lane 0, once, profiled kernel.
-        unsafe { Prof::init(&w, p, a::globaltimer()) };
+        unsafe { WarpProf::init(&w, p, a::globaltimer()) };
     }
 
     loop {
@@ -709,11 +900,19 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                 unsafe {
                     if kept > 0 {
                         // Top up the batch from the queue its kept tasks came from.
-                        (base, got) = w.pop_own(cur_q, 32 - kept);
+                        (base, got) = if GLOBAL {
+                            w.gq_pop(cur_q, 32 - kept)
+                        } else {
+                            w.pop_own(cur_q, 32 - kept)
+                        };
                     } else {
                         for i in 0..w.queues {
                             q = (cur_q + i) % w.queues;
-                            (base, got) = w.pop_own(q, 32);
+                            (base, got) = if GLOBAL {
+                                w.gq_pop(q, 32)
+                            } else {
+                                w.pop_own(q, 32)
+                            };
                             if got > 0 {
                                 break;
                             }
@@ -726,7 +925,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
             q = a::shfl_sync_idx_b32(FULL, q, 0);
             let mut src_warp = warp;
             let mut stolen = false;
-            if got == 0 && kept == 0 {
+            if !GLOBAL && got == 0 && kept == 0 {
                 let (mut v, mut sq, mut head, mut sg) = (0u32, 0u32, 0u32, 0u32);
                 if lane == 0 {
                     // SAFETY: lane 0 owns the warp's deque operations.
@@ -734,7 +933,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                 }
                 if PROFILE && lane == 0 {
                     // SAFETY: lane 0 owns this warp's profile region.
-                    unsafe { (*Prof::rec(&w)).steal_attempts += 1 };
+                    unsafe { (*WarpProf::rec(&w)).steal_attempts += 1 };
                 }
                 sg = a::shfl_sync_idx_b32(FULL, sg, 0);
                 if sg > 0 {
@@ -749,14 +948,20 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                 }
             }
             if got > 0 {
-                if stolen {
-                    // Acquire side of the victim's publication: every lane, converged.
+                if stolen || GLOBAL {
+                    // Acquire side of the victim's (or pusher's) publication: every lane,
+                    // converged.
                     a::fence_acq_rel_gpu();
                 }
                 if lane >= kept && lane < kept + got {
-                    let pos = base.wrapping_add(lane - kept) & (w.queue_cap - 1);
-                    // SAFETY: the claimed entries [base, base + got) of that ring.
-                    task = unsafe { *w.ring(src_warp, q).add(pos as usize) };
+                    if GLOBAL {
+                        // SAFETY: a claimed position of global queue q.
+                        task = unsafe { w.gq_take(q, base.wrapping_add(lane - kept)) };
+                    } else {
+                        let pos = base.wrapping_add(lane - kept) & (w.queue_cap - 1);
+                        // SAFETY: the claimed entries [base, base + got) of that ring.
+                        task = unsafe { *w.ring(src_warp, q).add(pos as usize) };
+                    }
                 }
                 if stolen {
                     // Every lane has read its entry: release the victim's steal end.
@@ -775,7 +980,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                     steals += 1;
                     if PROFILE && lane == 0 {
                         // SAFETY: lane 0 owns this warp's profile region.
-                        unsafe { (*Prof::rec(&w)).stolen = got };
+                        unsafe { (*WarpProf::rec(&w)).stolen = got };
                     }
                 }
                 cur_q = q;
@@ -801,7 +1006,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
         if PROFILE && lane == 0 {
             // SAFETY: lane 0 owns this warp's profile region.
             unsafe {
-                let r = Prof::rec(&w);
+                let r = WarpProf::rec(&w);
                 (*r).run_from = a::globaltimer();
                 (*r).tasks = kept;
                 (*r).kept = kept_before;
@@ -876,7 +1081,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
             if lane == 0 {
                 // SAFETY: lane 0 owns this warp's profile region.
                 unsafe {
-                    let r = Prof::rec(&w);
+                    let r = WarpProf::rec(&w);
                     (*r).run_to = a::globaltimer();
                     (*r).spawned = batch_spawned;
                 }
@@ -945,7 +1150,17 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                         a::st_relaxed_cta_u32(sq, new_tail);
                         publish -= keep;
                     }
-                    if publish > 0 {
+                    if GLOBAL {
+                        // The own ring only stages the batch's entries: the published ones
+                        // start at the batch's first position, which becomes the tail again
+                        // (kept entries above it are read before the next batch reserves).
+                        // The count for the push below goes in the unused pop estimate.
+                        let first = a::ld_relaxed_cta_u32(sq)
+                            .wrapping_add(if q == kq { keep } else { 0 })
+                            .wrapping_sub(g);
+                        a::st_relaxed_cta_u32(sq, first);
+                        a::st_relaxed_cta_u32(sq.add(3), publish);
+                    } else if publish > 0 {
                         // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu
                         // (a release pattern): thieves that claim these entries see them and
                         // the tasks' headers and frames.
@@ -962,6 +1177,10 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
                 a::st_relaxed_gpu_u32((p.progress as *mut u32).add(warp as usize), batches);
             }
         }
+        if GLOBAL {
+            // SAFETY: the staged entries lane 0 counted above.
+            unsafe { push_global(&w) };
+        }
         keep = a::shfl_sync_idx_b32(FULL, keep, 0);
         task = NONE;
         if keep > 0 {
@@ -977,7 +1196,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
         if PROFILE && lane == 0 {
             // SAFETY: lane 0 owns this warp's profile region.
             unsafe {
-                (*Prof::rec(&w)).joins = joins;
+                (*WarpProf::rec(&w)).joins = joins;
                 prof.finish(&w, a::globaltimer());
             }
         }
@@ -998,7 +1217,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool>(params: *const Para
         // SAFETY: lane 0 owns this warp's profile region and count.
         unsafe {
             let now = a::globaltimer();
-            let r = Prof::rec(&w);
+            let r = WarpProf::rec(&w);
             (*r).run_from = now;
             (*r).run_to = now;
             (*r).tasks = 0;

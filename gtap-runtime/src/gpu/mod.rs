@@ -33,13 +33,13 @@ use crate::probe;
 use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
-    self, BatchRecord, Control, DequeHeader, ErrorRecord, Header, Params, WarpStats, HEADER_BYTES,
-    NONE,
+    self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
+    WarpStats, HEADER_BYTES, NONE,
 };
 use gtap_device::task::{Program, TaskFn};
 
 use crate::{
-    config::Config,
+    config::{Config, Scheduler},
     error::{Error, Result},
     stats::RunStats,
 };
@@ -87,12 +87,51 @@ struct Kernel {
     workers_per_block: u32,
 }
 
+/// Which instantiation of a worker loop a run launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Variant {
+    /// The work-stealing scheduler.
+    Plain,
+    /// The work-stealing scheduler with the batch profiler.
+    Profiled,
+    /// The global-queue ablation ([`Scheduler::GlobalQueue`]).
+    GlobalQueue,
+}
+
+impl Variant {
+    fn of(config: &Config) -> Self {
+        if config.scheduler == Scheduler::GlobalQueue {
+            Self::GlobalQueue
+        } else if config.profile_records > 0 {
+            Self::Profiled
+        } else {
+            Self::Plain
+        }
+    }
+
+    /// The entry's name prefix: `gtap_{thread,block}_worker{,_profiled,_gq}_`.
+    fn prefix(self, block_level: bool) -> String {
+        let level = if block_level { "block" } else { "thread" };
+        let suffix = match self {
+            Self::Plain => "",
+            Self::Profiled => "_profiled",
+            Self::GlobalQueue => "_gq",
+        };
+        format!("gtap_{level}_worker{suffix}_")
+    }
+}
+
 /// Device regions of one pool shape (see `layout.rs`).
 struct Pools {
     warps: u32,
     slot_bytes: u32,
     queues: u32,
     n: u32,
+    /// Global-queue kernel: the queues' headers and rings (0 when not allocated) and the
+    /// rings' capacity.
+    gq_headers: u64,
+    gq_rings: u64,
+    gq_cap: u32,
     /// One scratch slot per worker (block-level workers; see `layout::Params::scratch`).
     scratch: u64,
     ring_cap: u32,
@@ -116,8 +155,8 @@ struct Inner {
     start: sys::CUevent,
     end: sys::CUevent,
     sm_count: u32,
-    /// Keyed by program and whether it is the profiled kernel.
-    kernels: HashMap<(&'static str, bool), Kernel>,
+    /// Keyed by program and variant.
+    kernels: HashMap<(&'static str, Variant), Kernel>,
     pools: Option<Pools>,
     /// Fixed-size regions: params, control, root result (4 KiB).
     params: u64,
@@ -228,25 +267,13 @@ impl Inner {
     /// The kernel of program `P`, sized on first use.
     fn kernel<P: Program>(&mut self) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let profiled = self.config.profile_records > 0;
-        if let Some(k) = self.kernels.get(&(program, profiled)) {
+        let variant = Variant::of(&self.config);
+        let profiled = variant == Variant::Profiled;
+        if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
         }
         let short = program.rsplit("::").next().unwrap_or(program);
-        if P::HAS_BLOCK && profiled {
-            return Err(Error::InvalidConfig {
-                field: "profile_records",
-                value: self.config.profile_records.to_string(),
-                expected: "0 for a program with a block-level kind (the profiler records thread-level workers only)",
-            });
-        }
-        let name = if P::HAS_BLOCK {
-            format!("gtap_block_worker_{short}")
-        } else if profiled {
-            format!("gtap_thread_worker_profiled_{short}")
-        } else {
-            format!("gtap_thread_worker_{short}")
-        };
+        let name = format!("{}{short}", variant.prefix(P::HAS_BLOCK));
         let cname =
             CString::new(name.clone()).map_err(|_| Error::Driver("bad kernel name".into()))?;
         let mut func: sys::CUfunction = null_mut();
@@ -258,7 +285,16 @@ impl Inner {
             });
         }
         let (block, smem, workers_per_block) = if P::HAS_BLOCK {
-            (self.config.block_threads, layout::BLOCK_SMEM_BYTES, 1)
+            let profile = if profiled {
+                layout::PROFILE_SMEM_BYTES
+            } else {
+                0
+            };
+            (
+                self.config.block_threads,
+                layout::BLOCK_SMEM_BYTES + profile,
+                1,
+            )
         } else {
             let block = self.config.block;
             let smem = (block / 32) * layout::smem_per_warp_of(self.config.queues, profiled);
@@ -301,7 +337,7 @@ impl Inner {
             block,
             workers_per_block,
         };
-        self.kernels.insert((program, profiled), k);
+        self.kernels.insert((program, variant), k);
         Ok(k)
     }
 
@@ -316,8 +352,14 @@ impl Inner {
                 value: self.config.block_threads.to_string(),
                 expected: "fewer threads per block: a joining block-level task's record (one frame per thread) exceeds 4 GiB",
             })?;
+        let global = self.config.scheduler == Scheduler::GlobalQueue;
         if let Some(p) = &self.pools {
-            if p.warps == warps && p.slot_bytes == slot_bytes && p.queues == queues && p.n == n {
+            if p.warps == warps
+                && p.slot_bytes == slot_bytes
+                && p.queues == queues
+                && p.n == n
+                && (p.gq_rings != 0) == global
+            {
                 return Ok(());
             }
         }
@@ -332,6 +374,17 @@ impl Inner {
             slot_bytes,
             queues,
             n,
+            gq_headers: 0,
+            gq_rings: 0,
+            // Every slot (and the root's) fits at once: a push never finds the ring full.
+            gq_cap: (warps as usize * n as usize + 1)
+                .next_power_of_two()
+                .try_into()
+                .map_err(|_| Error::InvalidConfig {
+                    field: "tasks_per_warp",
+                    value: n.to_string(),
+                    expected: "at most 2^31 task records in all workers together",
+                })?,
             scratch: 0,
             ring_cap,
             queue_cap,
@@ -352,6 +405,10 @@ impl Inner {
             p.progress = dev_alloc(w * 4)?;
             p.stats = dev_alloc(w * size_of::<WarpStats>())?;
             p.scratch = dev_alloc(w * slot_bytes as usize)?;
+            if global {
+                p.gq_headers = dev_alloc(queues as usize * size_of::<GlobalQueueHeader>())?;
+                p.gq_rings = dev_alloc(queues as usize * p.gq_cap as usize * 4)?;
+            }
             Ok(())
         })();
         if let Err(e) = r {
@@ -436,8 +493,10 @@ impl Inner {
             profile_cap: self.config.profile_records,
             single_claims: u32::from(!self.config.batched_claims),
             block_frame_stride: block_frame_stride as u32,
-            pad: 0,
+            gq_cap: pools.gq_cap,
             scratch: pools.scratch,
+            gq_headers: pools.gq_headers,
+            gq_rings: pools.gq_rings,
         };
         let control = Control {
             live: 1,
@@ -482,6 +541,18 @@ impl Inner {
                 "cuMemsetD32Async",
                 sys::cuMemsetD32Async(pools.progress, 0, w, s),
             )?;
+            if pools.gq_rings != 0 {
+                let q = pools.queues as usize;
+                let header_words = q * size_of::<GlobalQueueHeader>() / 4;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.gq_headers, 0, header_words, s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
+                )?;
+            }
             check(
                 "cuMemsetD32Async",
                 sys::cuMemsetD32Async(pools.stats, 0, w * 4, s),
@@ -571,7 +642,7 @@ impl Inner {
             spawned += u64::from(st.spawned);
             steals += u64::from(st.steals);
         }
-        let profile = profile.download(self.config.block, s)?;
+        let profile = profile.download(k.block, P::HAS_BLOCK, s)?;
         let stats = RunStats {
             backend: "gpu",
             workers: w,
@@ -874,7 +945,7 @@ impl ProfileRegion {
     }
 
     /// The records the kernel wrote (it stored every warp's count at exit).
-    fn download(&self, block: u32, s: sys::CUstream) -> Result<Option<Profile>> {
+    fn download(&self, block: u32, block_level: bool, s: sys::CUstream) -> Result<Option<Profile>> {
         if self.cap == 0 {
             return Ok(None);
         }
@@ -915,7 +986,11 @@ impl ProfileRegion {
                 }
             })
             .collect();
-        Ok(Some(Profile { warps, block }))
+        Ok(Some(Profile {
+            warps,
+            block,
+            block_level,
+        }))
     }
 }
 
@@ -992,6 +1067,8 @@ fn free_pools(p: &Pools) {
         p.progress,
         p.stats,
         p.scratch,
+        p.gq_headers,
+        p.gq_rings,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).

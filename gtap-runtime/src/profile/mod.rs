@@ -34,13 +34,30 @@ pub struct WarpTrace {
     pub dropped: u64,
 }
 
-/// A profiled run: one trace per warp.
+/// A profiled run: one trace per worker (a warp, or a block for block-level workers).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Profile {
-    /// Indexed by warp (global warp index: block × warps per block + warp in block).
+    /// Indexed by worker: the global warp index (block × warps per block + warp in block)
+    /// for thread-level workers, the block index for block-level ones.
     pub warps: Vec<WarpTrace>,
     /// Threads per block of the run (32 lanes per warp).
     pub block: u32,
+    /// The workers are blocks (a program with a `#[gtap::function(block)]` kind): a record's
+    /// `tasks` is 1 for a block-level task, or the thread-level tasks of the batch (one per
+    /// thread, up to `block`).
+    pub block_level: bool,
+}
+
+impl Profile {
+    /// What one trace is: `"warp"` or `"block"`.
+    #[must_use]
+    pub fn worker_name(&self) -> &'static str {
+        if self.block_level {
+            "block"
+        } else {
+            "warp"
+        }
+    }
 }
 
 /// Totals over a [`Profile`].
@@ -130,8 +147,9 @@ impl Profile {
     #[must_use]
     pub fn to_csv(&self) -> String {
         let (t0, _) = self.span();
-        let mut out = String::from(
-            "warp,batch,idle_from_ns,run_from_ns,run_to_ns,end_ns,tasks,kept,steal_attempts,stolen,spawned,joins\n",
+        let mut out = format!(
+            "{},batch,idle_from_ns,run_from_ns,run_to_ns,end_ns,tasks,kept,steal_attempts,stolen,spawned,joins\n",
+            self.worker_name()
         );
         for (w, trace) in self.warps.iter().enumerate() {
             for (i, b) in trace.batches.iter().enumerate() {
@@ -166,7 +184,8 @@ impl Profile {
             .map(|(i, w)| format!("[{i},{}]", w.dropped))
             .collect();
         format!(
-            "{{\"warps\":{},\"block\":{},\"batches\":{},\"dropped\":{},\"dropped_per_warp\":[{}],\"span_ns\":{},\"tasks_per_batch\":{:.3},\"executing\":{:.4},\"finishing\":{:.4},\"idle\":{:.4},\"steal_attempts\":{},\"steals\":{},\"spawns\":{},\"joins\":{}}}\n",
+            "{{\"worker\":\"{}\",\"warps\":{},\"block\":{},\"batches\":{},\"dropped\":{},\"dropped_per_warp\":[{}],\"span_ns\":{},\"tasks_per_batch\":{:.3},\"executing\":{:.4},\"finishing\":{:.4},\"idle\":{:.4},\"steal_attempts\":{},\"steals\":{},\"spawns\":{},\"joins\":{}}}\n",
+            self.worker_name(),
             s.warps,
             self.block,
             s.batches,
@@ -264,6 +283,7 @@ mod tests {
                 },
             ],
             block: 64,
+            block_level: false,
         };
         let s = p.summary();
         assert_eq!(s.batches, 2);
@@ -276,6 +296,13 @@ mod tests {
         assert!(p.summary_json().contains("\"dropped_per_warp\":[[1,3]]"));
         let csv = p.to_csv();
         assert_eq!(csv.lines().count(), 4);
+        assert!(csv.starts_with("warp,batch,"));
+        let blocks = Profile {
+            block_level: true,
+            ..p.clone()
+        };
+        assert!(blocks.to_csv().starts_with("block,batch,"));
+        assert!(blocks.summary_json().contains("\"worker\":\"block\""));
         assert!(csv
             .lines()
             .nth(1)
@@ -302,7 +329,11 @@ mod tests {
                 dropped: 0,
             })
             .collect();
-        let p = Profile { warps, block: 64 };
+        let p = Profile {
+            warps,
+            block: 64,
+            block_level: false,
+        };
         let dir = std::env::temp_dir().join(format!("gtap-profile-test-{}", std::process::id()));
         let written = p.write_dir(&dir).expect("pictures");
         assert_eq!(written.len(), 8, "{written:?}");
@@ -330,6 +361,7 @@ mod tests {
                 },
             ],
             block: 64,
+            block_level: false,
         };
         let u = p.utilization(2);
         assert_eq!(u.len(), 2);

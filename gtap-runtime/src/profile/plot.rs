@@ -117,15 +117,17 @@ fn timeline<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -> i
         (0..TIMELINE_ROWS).map(|i| i * n / TIMELINE_ROWS).collect()
     };
     let caption = format!(
-        "Timeline: {} of {} warps (dark: task bodies, light: finishing, white: idle){}",
+        "Timeline: {} of {} {}s (dark: task bodies, light: finishing, white: idle){}",
         rows.len(),
         n,
+        p.worker_name(),
         if p.dropped() > 0 {
             format!(" -- {} RECORDS DROPPED", p.dropped())
         } else {
             String::new()
         }
     );
+    let y_desc = format!("{} (sampled)", p.worker_name());
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 22))
         .margin(10)
@@ -136,7 +138,7 @@ fn timeline<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -> i
     chart
         .configure_mesh()
         .x_desc("time (ms)")
-        .y_desc("warp (sampled)")
+        .y_desc(y_desc)
         .y_label_formatter(&|y| {
             rows.get(*y as usize)
                 .map_or(String::new(), ToString::to_string)
@@ -188,8 +190,9 @@ fn utilization<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!(
-                "Utilization: share of {} warps inside task bodies (mean {:.1}%, {:.1} tasks per batch)",
+                "Utilization: share of {} {}s inside task bodies (mean {:.1}%, {:.1} tasks per batch)",
                 s.warps,
+                p.worker_name(),
                 s.executing * 100.0,
                 s.tasks_per_batch
             ),
