@@ -1,5 +1,6 @@
-//! Pictures of a [`Profile`] (feature `plot`): a timeline with a row per warp, the
-//! utilization over time, and a histogram of per-batch working time, each as PNG and SVG.
+//! Pictures of a [`Profile`] (feature `plot`): a timeline with a row per worker (sampled, always
+//! keeping the workers that finished last), the utilization over time, and a histogram of
+//! per-batch working time, each as PNG and SVG.
 //!
 //! Text needs a TrueType font: `GTAP_FONT` names one, otherwise common system paths are tried
 //! (DejaVu Sans, Liberation Sans); without one the pictures fail with an error naming
@@ -14,8 +15,11 @@ use plotters::prelude::*;
 
 use super::Profile;
 
-/// Rows drawn in the timeline at most (warps are sampled evenly beyond that).
+/// Rows drawn in the timeline at most (workers are sampled beyond that).
 const TIMELINE_ROWS: usize = 128;
+/// Of the sampled rows, this many are the workers whose last task body ended latest (the
+/// ones a run's tail waits for), the rest evenly spaced.
+const TIMELINE_LATEST_ROWS: usize = 16;
 /// Bins of the utilization curve and of the histogram.
 const UTILIZATION_BINS: usize = 400;
 const HISTOGRAM_BINS: usize = 50;
@@ -106,16 +110,78 @@ fn merged(intervals: impl Iterator<Item = (u64, u64)>, gap: u64) -> Vec<(u64, u6
     out
 }
 
+/// The workers drawn in the timeline, in index order: all when they fit in `max`, otherwise
+/// the `latest` whose last task body ended latest (so the run's tail is never sampled away)
+/// and evenly spaced others.
+fn timeline_rows(p: &Profile, max: usize, latest: usize) -> Vec<usize> {
+    let n = p.warps.len();
+    if n <= max {
+        return (0..n).collect();
+    }
+    let last_body = |w: usize| {
+        p.warps[w]
+            .batches
+            .iter()
+            .filter(|b| b.tasks > 0)
+            .map(|b| b.run_to)
+            .max()
+            .unwrap_or(0)
+    };
+    let mut by_end: Vec<usize> = (0..n).collect();
+    by_end.sort_by_key(|&w| std::cmp::Reverse(last_body(w)));
+    let mut rows: Vec<usize> = by_end.into_iter().take(latest.min(max)).collect();
+    let even = max - rows.len();
+    rows.extend((0..even).map(|i| i * n / even));
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{BatchRecord, WarpTrace};
+
+    #[test]
+    fn timeline_keeps_the_workers_that_finish_last() {
+        // 1000 workers; worker 777 runs a body until t = 10^6, everyone else until 10.
+        let warps = (0..1000u64)
+            .map(|w| WarpTrace {
+                batches: vec![BatchRecord {
+                    run_to: if w == 777 { 1_000_000 } else { 10 },
+                    end: if w == 777 { 1_000_000 } else { 10 },
+                    tasks: 1,
+                    ..BatchRecord::default()
+                }],
+                dropped: 0,
+            })
+            .collect();
+        let p = Profile {
+            warps,
+            block: 32,
+            block_level: true,
+        };
+        let rows = timeline_rows(&p, 128, 16);
+        assert!(rows.len() <= 128 && rows.len() > 100, "{}", rows.len());
+        assert!(rows.contains(&777), "the last worker to finish is drawn");
+        assert!(
+            rows.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+        assert_eq!(
+            timeline_rows(&p, 2000, 16).len(),
+            1000,
+            "all fit: all drawn"
+        );
+    }
+}
+
 fn timeline<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -> io::Result<()> {
     let (t0, t1) = p.span();
     let ms = |t: u64| (t - t0) as f64 / 1e6;
     let end_ms = ms(t1).max(1e-3);
     let n = p.warps.len();
-    let rows: Vec<usize> = if n <= TIMELINE_ROWS {
-        (0..n).collect()
-    } else {
-        (0..TIMELINE_ROWS).map(|i| i * n / TIMELINE_ROWS).collect()
-    };
+    let rows = timeline_rows(p, TIMELINE_ROWS, TIMELINE_LATEST_ROWS);
     let caption = format!(
         "Timeline: {} of {} {}s (dark: task bodies, light: finishing, white: idle){}",
         rows.len(),
