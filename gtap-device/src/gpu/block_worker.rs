@@ -832,20 +832,8 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
     }
 
     if PROFILE && t == 0 {
-        // The idle time before the block left the loop (a record with no tasks), and the
-        // record count for the host.
         // SAFETY: thread 0 owns the block's profile region and count.
-        unsafe {
-            let now = a::globaltimer();
-            let r = BlockProf::rec(&w);
-            (*r).run_from = now;
-            (*r).run_to = now;
-            (*r).tasks = 0;
-            prof.finish(&w, now);
-            (p.profile_counts as *mut u32)
-                .add(me as usize)
-                .write(prof.written);
-        }
+        unsafe { prof.close(&w, p) };
     }
 
     // ---- Exit: per-worker counters for the host (the shared words are free now). ----

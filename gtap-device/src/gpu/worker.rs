@@ -792,6 +792,29 @@ impl<const BLOCK: bool> Prof<BLOCK> {
             Self::start(w, end);
         }
     }
+
+    /// At the worker's exit: a last record with no tasks (the idle time before the worker
+    /// left its loop), and the record count for the host.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Prof::finish`]; `p` holds the profile counts (one `u32` per worker).
+    #[inline(always)]
+    pub(crate) unsafe fn close(&mut self, w: &Warp, p: &Params) {
+        let now = a::globaltimer();
+        let r = Self::rec(w);
+        // SAFETY: the worker's shared record and its entry of the counts; plain stores, read
+        // by the host after the kernel exits.
+        unsafe {
+            (*r).run_from = now;
+            (*r).run_to = now;
+            (*r).tasks = 0;
+            self.finish(w, now);
+            (p.profile_counts as *mut u32)
+                .add(w.warp as usize)
+                .write(self.written);
+        }
+    }
 }
 
 /// The body of `gtap_thread_worker_<Program>` (`PROFILE = false`) and
@@ -1212,20 +1235,8 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
     }
 
     if PROFILE && lane == 0 {
-        // The idle time before the warp left the loop (a record with no tasks), and the
-        // record count for the host.
         // SAFETY: lane 0 owns this warp's profile region and count.
-        unsafe {
-            let now = a::globaltimer();
-            let r = WarpProf::rec(&w);
-            (*r).run_from = now;
-            (*r).run_to = now;
-            (*r).tasks = 0;
-            prof.finish(&w, now);
-            (p.profile_counts as *mut u32)
-                .add(warp as usize)
-                .write(prof.written);
-        }
+        unsafe { prof.close(&w, p) };
     }
 
     // ---- Exit: per-warp counters for the host. ----

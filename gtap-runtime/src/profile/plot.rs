@@ -137,45 +137,6 @@ fn timeline_rows(p: &Profile, max: usize, latest: usize) -> Vec<usize> {
     rows
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::profile::{BatchRecord, WarpTrace};
-
-    #[test]
-    fn timeline_keeps_the_workers_that_finish_last() {
-        // 1000 workers; worker 777 runs a body until t = 10^6, everyone else until 10.
-        let warps = (0..1000u64)
-            .map(|w| WarpTrace {
-                batches: vec![BatchRecord {
-                    run_to: if w == 777 { 1_000_000 } else { 10 },
-                    end: if w == 777 { 1_000_000 } else { 10 },
-                    tasks: 1,
-                    ..BatchRecord::default()
-                }],
-                dropped: 0,
-            })
-            .collect();
-        let p = Profile {
-            warps,
-            block: 32,
-            block_level: true,
-        };
-        let rows = timeline_rows(&p, 128, 16);
-        assert!(rows.len() <= 128 && rows.len() > 100, "{}", rows.len());
-        assert!(rows.contains(&777), "the last worker to finish is drawn");
-        assert!(
-            rows.windows(2).all(|w| w[0] < w[1]),
-            "sorted, no duplicates"
-        );
-        assert_eq!(
-            timeline_rows(&p, 2000, 16).len(),
-            1000,
-            "all fit: all drawn"
-        );
-    }
-}
-
 fn timeline<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -> io::Result<()> {
     let (t0, t1) = p.span();
     let ms = |t: u64| (t - t0) as f64 / 1e6;
@@ -328,4 +289,43 @@ fn histogram<DB: DrawingBackend>(p: &Profile, area: &DrawingArea<DB, Shift>) -> 
         }))
         .map_err(other)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{BatchRecord, WarpTrace};
+
+    #[test]
+    fn timeline_keeps_the_workers_that_finish_last() {
+        // 1000 workers; worker 777 runs a body until t = 10^6, everyone else until 10.
+        let warps = (0..1000u64)
+            .map(|w| WarpTrace {
+                batches: vec![BatchRecord {
+                    run_to: if w == 777 { 1_000_000 } else { 10 },
+                    end: if w == 777 { 1_000_000 } else { 10 },
+                    tasks: 1,
+                    ..BatchRecord::default()
+                }],
+                dropped: 0,
+            })
+            .collect();
+        let p = Profile {
+            warps,
+            block: 32,
+            block_level: true,
+        };
+        let rows = timeline_rows(&p, 128, 16);
+        assert!(rows.len() <= 128 && rows.len() > 100, "{}", rows.len());
+        assert!(rows.contains(&777), "the last worker to finish is drawn");
+        assert!(
+            rows.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+        assert_eq!(
+            timeline_rows(&p, 2000, 16).len(),
+            1000,
+            "all fit: all drawn"
+        );
+    }
 }
