@@ -67,11 +67,13 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
   check "mixed BFS, R-MAT 2^22"               180 $B/bfs rmat 22 --gpu --granularity mixed --reps 3
   check "mixed mergesort 10^7"                120 $B/mergesort 10000000 --gpu --granularity mixed --reps 3
   check "mixed mergesort 10^6, 256 threads"   120 $B/mergesort 1000000 --gpu --granularity mixed --block-threads 256
+  check "mixed mergesort 3*10^5, split merges" 120 $B/mergesort 300000 128 4096 --gpu --granularity mixed --block-threads 32
   if [ -n "$SAN" ]; then
     check "memcheck block tree D=10"          120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block
     check "memcheck block BFS grid 64 x 64"   120 "$SAN" --tool memcheck --error-exitcode 9 $B/bfs grid 64 64 --gpu --granularity block
     check "racecheck block tree D=8"          120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block
     check "memcheck mixed mergesort 2*10^4"   120 "$SAN" --tool memcheck --error-exitcode 9 $B/mergesort 20000 128 1024 --gpu --granularity mixed
+    check "memcheck mixed mergesort 3*10^5"   180 "$SAN" --tool memcheck --error-exitcode 9 $B/mergesort 300000 128 4096 --gpu --granularity mixed
     check "racecheck mixed mergesort 5000"    120 "$SAN" --tool racecheck --error-exitcode 9 $B/mergesort 5000 128 1024 --gpu --granularity mixed
   else
     failed+=("compute-sanitizer not found")

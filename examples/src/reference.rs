@@ -93,6 +93,47 @@ pub fn mergesort_rayon(v: &mut [u32], cutoff: usize) {
     merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, true);
 }
 
+/// Merge sort with `rayon::join` for the two halves and the mixed program's split merges:
+/// a merge of at least `split_min` keys is cut by merge path into
+/// [`merge_parts`](crate::apps::mergesort::merge_parts) parts merged in parallel (rayon's
+/// `par_iter`), then copied back in parallel; smaller merges are sequential. The same work as
+/// `mergesort_mixed` on the GPU, for a fair CPU baseline.
+pub fn mergesort_rayon_split(v: &mut [u32], cutoff: usize, split_min: usize) {
+    let mut tmp = vec![0u32; v.len()];
+    split_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, split_min);
+}
+
+fn split_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, split_min: usize) {
+    use crate::apps::mergesort::{merge_part_range, merge_parts};
+    use rayon::prelude::*;
+    let n = data.len();
+    if n <= cutoff {
+        seq::sort(data);
+        return;
+    }
+    let mid = n / 2;
+    rayon::join(
+        || split_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, split_min),
+        || split_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, split_min),
+    );
+    let parts = merge_parts(n);
+    if n < split_min || parts == 1 {
+        seq::merge(data.slice(0, mid), data.slice(mid, n), tmp);
+        data.copy_from(0, tmp, 0, n);
+        return;
+    }
+    let (x, y) = (data.slice(0, mid), data.slice(mid, n));
+    (0..parts).into_par_iter().for_each(|part| {
+        let (lo, hi) = merge_part_range(n, part, parts);
+        let i = seq::merge_path(x, y, lo);
+        seq::merge_part(x, y, tmp, i, lo - i, hi - lo);
+    });
+    (0..parts).into_par_iter().for_each(|part| {
+        let (lo, hi) = merge_part_range(n, part, parts);
+        data.copy_from(lo, tmp, lo, hi - lo);
+    });
+}
+
 fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, parallel: bool) {
     let n = data.len();
     if n <= cutoff {

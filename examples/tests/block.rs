@@ -291,3 +291,37 @@ fn bfs_block_reaches_a_high_degree_hub() {
         assert_eq!(depths[1009], 11);
     }
 }
+
+/// Merges of more than `2 * MERGE_PART_KEYS` keys are split over several `merge_block`
+/// parts and copied back by `copy_block` parts: 300,000 keys split the top merge in 4 and the
+/// next in 2, with duplicates across part boundaries; the result is the sorted input, as is
+/// the CPU baseline's (`mergesort_rayon_split`).
+#[test]
+fn mergesort_mixed_splits_large_merges() {
+    use gtap_examples::apps::mergesort::{merge_part_range, merge_parts, MERGE_PART_KEYS};
+    let n = 300_000;
+    assert_eq!(merge_parts(n), 4);
+    assert_eq!(merge_parts(n / 2), 2);
+    assert_eq!(merge_parts(MERGE_PART_KEYS - 1), 1);
+    // The parts tile the output exactly.
+    let ranges: Vec<_> = (0..4).map(|p| merge_part_range(n, p, 4)).collect();
+    assert_eq!(ranges.first().map(|r| r.0), Some(0));
+    assert_eq!(ranges.last().map(|r| r.1), Some(n));
+    assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0));
+
+    let keys: Vec<u32> = reference::random_keys(n, 5)
+        .iter()
+        .map(|k| k % 1000)
+        .collect();
+    let mut want = keys.clone();
+    want.sort_unstable();
+    let mut rt = cpu();
+    let data = rt.upload(&keys).unwrap();
+    let tmp = rt.alloc_zeroed::<u32>(n).unwrap();
+    rt.run::<MergeSortMixed, _>(mergesort_mixed, (data.slice(), tmp.slice(), 128, 4096))
+        .unwrap();
+    assert_eq!(rt.download(&data).unwrap(), want);
+    let mut v = keys;
+    reference::mergesort_rayon_split(&mut v, 128, 4096);
+    assert_eq!(v, want);
+}
