@@ -83,14 +83,12 @@ fn slice_of(v: &mut [u32]) -> Slice<u32> {
 
 /// Sequential top-down merge sort with the tasks' cutoff and merge.
 pub fn mergesort_seq(v: &mut [u32], cutoff: usize) {
-    let mut tmp = vec![0u32; v.len()];
-    merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, false);
+    merge_sort(v, cutoff, SortMode::Sequential);
 }
 
 /// Merge sort with `rayon::join` for the two halves.
 pub fn mergesort_rayon(v: &mut [u32], cutoff: usize) {
-    let mut tmp = vec![0u32; v.len()];
-    merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, true);
+    merge_sort(v, cutoff, SortMode::Join);
 }
 
 /// Merge sort with `rayon::join` for the two halves and the mixed program's split merges:
@@ -99,11 +97,26 @@ pub fn mergesort_rayon(v: &mut [u32], cutoff: usize) {
 /// `par_iter`), then copied back in parallel; smaller merges are sequential. The same work as
 /// `mergesort_mixed` on the GPU, for a fair CPU baseline.
 pub fn mergesort_rayon_split(v: &mut [u32], cutoff: usize, split_min: usize) {
-    let mut tmp = vec![0u32; v.len()];
-    split_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, split_min);
+    merge_sort(v, cutoff, SortMode::JoinSplitMerges { split_min });
 }
 
-fn split_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, split_min: usize) {
+/// How the reference merge sorts run the two halves and the merge.
+#[derive(Clone, Copy)]
+enum SortMode {
+    /// One after the other, sequential merges.
+    Sequential,
+    /// `rayon::join`, sequential merges.
+    Join,
+    /// `rayon::join`, merges of at least `split_min` keys split by merge path.
+    JoinSplitMerges { split_min: usize },
+}
+
+fn merge_sort(v: &mut [u32], cutoff: usize, mode: SortMode) {
+    let mut tmp = vec![0u32; v.len()];
+    merge_sort_rec(slice_of(v), slice_of(&mut tmp), cutoff, mode);
+}
+
+fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, mode: SortMode) {
     use crate::apps::mergesort::{merge_part_range, merge_parts};
     use rayon::prelude::*;
     let n = data.len();
@@ -112,49 +125,35 @@ fn split_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, split_min: u
         return;
     }
     let mid = n / 2;
-    rayon::join(
-        || split_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, split_min),
-        || split_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, split_min),
-    );
-    let parts = merge_parts(n);
-    if n < split_min || parts == 1 {
-        seq::merge(data.slice(0, mid), data.slice(mid, n), tmp);
-        data.copy_from(0, tmp, 0, n);
-        return;
-    }
-    let (x, y) = (data.slice(0, mid), data.slice(mid, n));
-    (0..parts).into_par_iter().for_each(|part| {
-        let (lo, hi) = merge_part_range(n, part, parts);
-        let i = seq::merge_path(x, y, lo);
-        seq::merge_part(x, y, tmp, i, lo - i, hi - lo);
-    });
-    (0..parts).into_par_iter().for_each(|part| {
-        let (lo, hi) = merge_part_range(n, part, parts);
-        data.copy_from(lo, tmp, lo, hi - lo);
-    });
-}
-
-fn merge_sort_rec(data: Slice<u32>, tmp: Slice<u32>, cutoff: usize, parallel: bool) {
-    let n = data.len();
-    if n <= cutoff {
-        seq::sort(data);
-        return;
-    }
-    let mid = n / 2;
     let (l, r) = (
-        || merge_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, parallel),
-        || {
-            merge_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, parallel);
-        },
+        || merge_sort_rec(data.slice(0, mid), tmp.slice(0, mid), cutoff, mode),
+        || merge_sort_rec(data.slice(mid, n), tmp.slice(mid, n), cutoff, mode),
     );
-    if parallel {
-        rayon::join(l, r);
-    } else {
+    if matches!(mode, SortMode::Sequential) {
         l();
         r();
+    } else {
+        rayon::join(l, r);
     }
-    seq::merge(data.slice(0, mid), data.slice(mid, n), tmp);
-    data.copy_from(0, tmp, 0, n);
+    let (x, y) = (data.slice(0, mid), data.slice(mid, n));
+    let parts = merge_parts(n);
+    match mode {
+        SortMode::JoinSplitMerges { split_min } if n >= split_min && parts > 1 => {
+            (0..parts).into_par_iter().for_each(|part| {
+                let (lo, hi) = merge_part_range(n, part, parts);
+                let i = seq::merge_path(x, y, lo);
+                seq::merge_part(x, y, tmp, i, lo - i, hi - lo);
+            });
+            (0..parts).into_par_iter().for_each(|part| {
+                let (lo, hi) = merge_part_range(n, part, parts);
+                data.copy_from(lo, tmp, lo, hi - lo);
+            });
+        }
+        _ => {
+            seq::merge(x, y, tmp);
+            data.copy_from(0, tmp, 0, n);
+        }
+    }
 }
 
 /// Sequential cilksort (same algorithm and cutoffs as the tasks).

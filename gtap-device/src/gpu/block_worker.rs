@@ -34,9 +34,8 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, WarpStats,
-    BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN,
-    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+    Header, Params, WarpStats, BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE, ERR_PROTOCOL,
+    ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use super::worker::{Prof, Warp};
 use crate::arch::nvptx as a;
@@ -422,30 +421,7 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
     }
     super::set_params(params);
     let smem: *mut u32 = a::dynamic_smem().cast();
-    let w = Warp {
-        slots: p.slots as *mut u8,
-        slot_bytes: p.slot_bytes as usize,
-        n: p.tasks_per_warp,
-        free_rings: p.free_rings as *mut u32,
-        free_pos: p.free_pos as *mut u32,
-        ring_cap: p.ring_cap,
-        queues: p.queues,
-        deques: p.deques as *mut DequeHeader,
-        deque_rings: p.deque_rings as *mut u32,
-        queue_cap: p.queue_cap,
-        num_warps: p.num_warps,
-        control: p.control as *mut Control,
-        error: p.error as *mut ErrorRecord,
-        root_slot: p.root_slot,
-        max_children: p.max_children,
-        single_claims: p.single_claims != 0,
-        gq: p.gq_headers as *mut GlobalQueueHeader,
-        gq_rings: p.gq_rings as *mut u32,
-        gq_cap: p.gq_cap,
-        warp: me,
-        lane: a::lane_id(),
-        smem,
-    };
+    let w = Warp::new(p, me, a::lane_id(), smem);
     let batch_block = Batch {
         block_mode: true,
         scratch: (p.scratch as *mut u8).wrapping_add(me as usize * p.slot_bytes as usize),

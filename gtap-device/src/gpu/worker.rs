@@ -72,6 +72,36 @@ pub(crate) struct Warp {
 }
 
 impl Warp {
+    /// The view of worker `warp` (a warp, or a block for block-level workers) of the run
+    /// `p` describes, with its shared words at `smem`.
+    #[inline(always)]
+    pub(crate) fn new(p: &Params, warp: u32, lane: u32, smem: *mut u32) -> Self {
+        Self {
+            slots: p.slots as *mut u8,
+            slot_bytes: p.slot_bytes as usize,
+            n: p.tasks_per_warp,
+            free_rings: p.free_rings as *mut u32,
+            free_pos: p.free_pos as *mut u32,
+            ring_cap: p.ring_cap,
+            queues: p.queues,
+            deques: p.deques as *mut DequeHeader,
+            deque_rings: p.deque_rings as *mut u32,
+            queue_cap: p.queue_cap,
+            num_warps: p.num_warps,
+            control: p.control as *mut Control,
+            error: p.error as *mut ErrorRecord,
+            root_slot: p.root_slot,
+            max_children: p.max_children,
+            single_claims: p.single_claims != 0,
+            gq: p.gq_headers as *mut GlobalQueueHeader,
+            gq_rings: p.gq_rings as *mut u32,
+            gq_cap: p.gq_cap,
+            warp,
+            lane,
+            smem,
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn header(&self, slot: u32) -> *mut Header {
         // SAFETY (pointer arithmetic only): slot < warps * n + 1, inside the slots region.
@@ -848,30 +878,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
     let smem: *mut u32 = a::dynamic_smem()
         .wrapping_add((warp_in_block * super::layout::smem_per_warp_of(p.queues, PROFILE)) as usize)
         .cast();
-    let w = Warp {
-        slots: p.slots as *mut u8,
-        slot_bytes: p.slot_bytes as usize,
-        n: p.tasks_per_warp,
-        free_rings: p.free_rings as *mut u32,
-        free_pos: p.free_pos as *mut u32,
-        ring_cap: p.ring_cap,
-        queues: p.queues,
-        deques: p.deques as *mut DequeHeader,
-        deque_rings: p.deque_rings as *mut u32,
-        queue_cap: p.queue_cap,
-        num_warps: p.num_warps,
-        control: p.control as *mut Control,
-        error: p.error as *mut ErrorRecord,
-        root_slot: p.root_slot,
-        max_children: p.max_children,
-        single_claims: p.single_claims != 0,
-        gq: p.gq_headers as *mut GlobalQueueHeader,
-        gq_rings: p.gq_rings as *mut u32,
-        gq_cap: p.gq_cap,
-        warp,
-        lane,
-        smem,
-    };
+    let w = Warp::new(p, warp, lane, smem);
     if lane == 0 {
         // SAFETY: this warp's shared words (smem_per_warp(queues) bytes).
         unsafe {
