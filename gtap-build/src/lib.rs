@@ -7,7 +7,14 @@
 //! # What it does
 //!
 //! 1. Checks the rustup components the device build needs (`rust-src`, `llvm-tools`,
-//!    `llvm-bitcode-linker`) and stops with one actionable line when one is missing.
+//!    `llvm-bitcode-linker`). When some are missing and the toolchain is rustup's, installs them
+//!    with `rustup component add --toolchain <the build's toolchain> ...` (once: a lock file
+//!    keeps concurrent build scripts from installing twice, and the second one finds them
+//!    there), and says so in a build warning. `GTAP_RUSTUP_INSTALL=0` turns this off (an
+//!    offline machine, a read-only toolchain): the build then stops with the command to run.
+//!    Any failure names the missing components and what to do. A `rust-toolchain.toml`
+//!    `components` list is not enough: rustup (1.28 and later) applies it only when it installs
+//!    the toolchain, not to one already installed.
 //! 2. Runs a nested `cargo rustc --lib --crate-type cdylib --release
 //!    --target nvptx64-nvidia-cuda -Zbuild-std=core` on the calling package (or the manifest
 //!    given to [`Builder::manifest`]) with `RUSTC_BOOTSTRAP=1` (in the child only: the host
@@ -34,6 +41,11 @@ use std::process::Command;
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
 /// The environment variable set in the nested build (its build script then does nothing).
 pub const NESTED_ENV: &str = "GTAP_BUILD_NESTED";
+/// The environment variable that, set to `0`, stops gtap-build from installing missing rustup
+/// components itself.
+pub const INSTALL_ENV: &str = "GTAP_RUSTUP_INSTALL";
+/// The rustup components the device build needs (DESIGN.md §5).
+pub const COMPONENTS: [&str; 3] = ["rust-src", "llvm-tools", "llvm-bitcode-linker"];
 
 /// Builds the calling package's library for the GPU; exits the build script with a message on
 /// failure. See the crate docs.
@@ -108,6 +120,7 @@ impl Builder {
         println!("cargo:rerun-if-env-changed=GTAP_SM");
         println!("cargo:rerun-if-env-changed=GTAP_PTXAS");
         println!("cargo:rerun-if-env-changed=GTAP_PTXAS_VERBOSE");
+        println!("cargo:rerun-if-env-changed={INSTALL_ENV}");
         if env::var_os(NESTED_ENV).is_some() {
             // Inside the device build itself: nothing to build, but keep `env!` working.
             let empty = out_dir.join("gtap-nested.ptx");
@@ -135,7 +148,7 @@ impl Builder {
             }
         }
 
-        check_components()?;
+        ensure_components()?;
         let target_dir = device_target_dir(&out_dir);
         let lib_name = lib_name(&self.manifest)?;
         let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
@@ -263,37 +276,184 @@ fn lib_name(manifest: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("{} has no [package] name", manifest.display()))
 }
 
-/// Stops with one actionable line when a rustup component of the device build is missing.
-fn check_components() -> Result<(), String> {
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
-    let out = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| format!("gtap device build: cannot run rustc: {e}"))?;
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let host = env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".to_owned());
-    let bin = sysroot.join("lib/rustlib").join(&host).join("bin");
-    let mut missing = Vec::new();
-    if !sysroot.join("lib/rustlib/src/rust/library/core").is_dir() {
-        missing.push("rust-src");
+/// The toolchain the build script runs under: its sysroot and, when rustup manages it, the
+/// name `rustup --toolchain` takes.
+struct Toolchain {
+    sysroot: PathBuf,
+    host: String,
+    rustup_name: Option<String>,
+}
+
+impl Toolchain {
+    fn current() -> Result<Self, String> {
+        let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
+        let out = Command::new(&rustc)
+            .args(["--print", "sysroot"])
+            .output()
+            .map_err(|e| format!("gtap device build: cannot run rustc: {e}"))?;
+        let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let host = env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".to_owned());
+        // The rustup proxy that started cargo sets RUSTUP_HOME and RUSTUP_TOOLCHAIN; a rustup
+        // toolchain's sysroot is `<RUSTUP_HOME>/toolchains/<name>`.
+        let rustup_name = env::var_os("RUSTUP_HOME").and_then(|home| {
+            let in_rustup = sysroot.parent() == Some(&Path::new(&home).join("toolchains"));
+            let from_dir = sysroot
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            if in_rustup {
+                from_dir
+            } else {
+                env::var("RUSTUP_TOOLCHAIN").ok()
+            }
+        });
+        Ok(Self {
+            sysroot,
+            host,
+            rustup_name,
+        })
     }
-    if !bin.join("llvm-link").exists() && !bin.join("llc").exists() {
-        missing.push("llvm-tools");
+
+    /// The components of [`COMPONENTS`] this toolchain lacks, found by their files.
+    fn missing(&self) -> Vec<&'static str> {
+        let bin = self
+            .sysroot
+            .join("lib/rustlib")
+            .join(&self.host)
+            .join("bin");
+        let mut missing = Vec::new();
+        if !self
+            .sysroot
+            .join("lib/rustlib/src/rust/library/core")
+            .is_dir()
+        {
+            missing.push("rust-src");
+        }
+        if !bin.join("llvm-link").exists() && !bin.join("llc").exists() {
+            missing.push("llvm-tools");
+        }
+        if !bin.join("self-contained/llvm-bitcode-linker").exists()
+            && !bin.join("llvm-bitcode-linker").exists()
+        {
+            missing.push("llvm-bitcode-linker");
+        }
+        missing
     }
-    if !bin.join("self-contained/llvm-bitcode-linker").exists()
-        && !bin.join("llvm-bitcode-linker").exists()
-    {
-        missing.push("llvm-bitcode-linker");
-    }
+}
+
+/// Makes sure the toolchain has the components of [`COMPONENTS`]: installs the missing ones
+/// through rustup unless `GTAP_RUSTUP_INSTALL=0`, or fails with what to do.
+fn ensure_components() -> Result<(), String> {
+    let tc = Toolchain::current()?;
+    let missing = tc.missing();
     if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "gtap device build needs the rustup components {}: run `rustup component add {}`",
-            missing.join(", "),
-            missing.join(" ")
-        ))
+        return Ok(());
     }
+    let Some(name) = tc.rustup_name.clone() else {
+        return Err(format!(
+            "gtap device build needs the components {} in the Rust toolchain at {}, which is not \
+             managed by rustup: install them with the tool that installed this toolchain, or use \
+             a rustup toolchain (https://rustup.rs)",
+            missing.join(", "),
+            tc.sysroot.display()
+        ));
+    };
+    let command = format!(
+        "rustup component add --toolchain {name} {}",
+        missing.join(" ")
+    );
+    if env::var(INSTALL_ENV).is_ok_and(|v| v == "0") {
+        return Err(format!(
+            "gtap device build needs the rustup components {} of toolchain {name}: run `{command}` \
+             ({INSTALL_ENV}=0 is set, so gtap-build does not install them itself)",
+            missing.join(", ")
+        ));
+    }
+    // Build scripts of several gtap crates may get here at once: one installs, the others
+    // wait for it and then find the components there.
+    let lock_path = env::temp_dir().join(format!(
+        "gtap-rustup-{:016x}.lock",
+        fnv1a(tc.sysroot.to_string_lossy().as_bytes())
+    ));
+    let lock = fs::File::create(&lock_path).map_err(|e| {
+        format!(
+            "gtap device build: cannot create {}: {e}",
+            lock_path.display()
+        )
+    })?;
+    lock.lock().map_err(|e| {
+        format!(
+            "gtap device build: cannot lock {}: {e}",
+            lock_path.display()
+        )
+    })?;
+    let missing = tc.missing();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let command = format!(
+        "rustup component add --toolchain {name} {}",
+        missing.join(" ")
+    );
+    eprintln!("gtap-build: running `{command}`");
+    let rustup = rustup_binary();
+    let out = Command::new(&rustup)
+        .args(["component", "add", "--toolchain", &name])
+        .args(&missing)
+        .output()
+        .map_err(|e| {
+            format!(
+                "gtap device build needs the rustup components {} of toolchain {name}, and cannot \
+                 run {} to install them ({e}): run `{command}`",
+                missing.join(", "),
+                rustup.to_string_lossy()
+            )
+        })?;
+    let still = tc.missing();
+    if out.status.success() && still.is_empty() {
+        println!(
+            "cargo:warning=gtap-build: installed the rustup components {} that the GPU build \
+             needs into toolchain {name} (`{command}`; once per toolchain, {INSTALL_ENV}=0 turns \
+             this off)",
+            missing.join(", ")
+        );
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = said.lines().filter(|l| !l.trim().is_empty()).collect();
+    Err(format!(
+        "gtap device build needs the rustup components {} of toolchain {name}, and `{command}` \
+         failed ({}); {}. rustup said:\n{}",
+        still.join(", "),
+        out.status,
+        "on a machine without network, run that command where rustup can download (or copy a \
+         toolchain that has them) and build again",
+        said[said.len().saturating_sub(12)..].join("\n")
+    ))
+}
+
+/// `rustup` from `PATH`, else from `$CARGO_HOME/bin` (where rustup-init puts it).
+fn rustup_binary() -> OsString {
+    let exe = if cfg!(windows) {
+        "rustup.exe"
+    } else {
+        "rustup"
+    };
+    let on_path =
+        env::var_os("PATH").is_some_and(|p| env::split_paths(&p).any(|d| d.join(exe).is_file()));
+    if on_path {
+        return OsString::from(exe);
+    }
+    env::var_os("CARGO_HOME")
+        .map(|h| Path::new(&h).join("bin").join(exe))
+        .filter(|p| p.is_file())
+        .map_or_else(|| OsString::from(exe), PathBuf::into_os_string)
+}
+
+/// FNV-1a, for a lock-file name per toolchain.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Assembles `ptx` with `ptxas` for `sm`; fails when it is rejected.
