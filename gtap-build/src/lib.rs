@@ -399,6 +399,8 @@ fn ensure_components() -> Result<(), String> {
     let out = Command::new(&rustup)
         .args(["component", "add", "--toolchain", &name])
         .args(&missing)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .output()
         .map_err(|e| {
             format!(
@@ -420,13 +422,15 @@ fn ensure_components() -> Result<(), String> {
     }
     let said = String::from_utf8_lossy(&out.stderr);
     let said: Vec<&str> = said.lines().filter(|l| !l.trim().is_empty()).collect();
+    let first_error = said
+        .iter()
+        .find(|l| l.starts_with("error"))
+        .map_or_else(|| out.status.to_string(), |l| (*l).to_owned());
     Err(format!(
         "gtap device build needs the rustup components {} of toolchain {name}, and `{command}` \
-         failed ({}); {}. rustup said:\n{}",
+         failed: {first_error}\nOn a machine without network, run that command where rustup can \
+         download (or copy a toolchain that has them) and build again. rustup said:\n{}",
         still.join(", "),
-        out.status,
-        "on a machine without network, run that command where rustup can download (or copy a \
-         toolchain that has them) and build again",
         said[said.len().saturating_sub(12)..].join("\n")
     ))
 }
