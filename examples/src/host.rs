@@ -58,8 +58,8 @@ pub struct Opts {
     /// `--scheduler ws|gq`: the GPU scheduler (`Config::scheduler`; default ws, work
     /// stealing; gq is the global-queue ablation).
     pub scheduler: Scheduler,
-    /// `--profile DIR`: profile the GPU runs and write the last one's batches and pictures to
-    /// DIR (`--profile-records N` per worker, a warp or a block; default 4096).
+    /// `--profile DIR`: profile the GPU runs and write the last one's batches, Perfetto trace
+    /// and pictures to DIR (`--profile-records N` per worker, a warp or a block; default 4096).
     pub profile: Option<std::path::PathBuf>,
     /// See `profile`.
     pub profile_records: u32,
@@ -138,7 +138,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler ws|gq\n                  GPU scheduler: work stealing (default) or the global-queue ablation\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json and\n                  timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler ws|gq\n                  GPU scheduler: work stealing (default) or the global-queue ablation\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),

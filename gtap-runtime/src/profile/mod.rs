@@ -11,11 +11,15 @@
 //! capacity are not stored but counted in [`WarpTrace::dropped`], and [`Profile::dropped`] is
 //! reported by every writer here, so a truncated profile never passes for a complete one.
 //!
+//! [`Profile::write_dir`] writes it as `batches.csv`, `summary.json`, `trace.json` (Chrome
+//! trace-event JSON for Perfetto's UI: module `trace`) and, with the `plot` feature, pictures.
+//!
 //! Times are the GPU's `%globaltimer` nanoseconds (one clock for all SMs; it advances in steps
 //! of about 1 µs on Hopper, so a single short interval is only accurate to that step).
 
 #[cfg(feature = "plot")]
 mod plot;
+mod trace;
 #[cfg(feature = "plot")]
 pub use plot::ensure_font;
 
@@ -203,9 +207,10 @@ impl Profile {
         )
     }
 
-    /// Writes `batches.csv` and `summary.json` into `dir` (created if missing), and with the
-    /// `plot` feature also `timeline`, `utilization` and `batch-time-histogram` as `.png` and
-    /// `.svg`. Returns the paths written.
+    /// Writes `batches.csv`, `summary.json` and `trace.json` (see [`Profile::write_trace`])
+    /// into `dir` (created if missing), and with the `plot` feature also `timeline`,
+    /// `utilization` and `batch-time-histogram` as `.png` and `.svg`. Returns the paths
+    /// written.
     ///
     /// # Errors
     ///
@@ -219,6 +224,9 @@ impl Profile {
         let json = dir.join("summary.json");
         std::fs::write(&json, self.summary_json())?;
         written.push(json);
+        let trace = dir.join("trace.json");
+        self.write_trace(std::fs::File::create(&trace)?)?;
+        written.push(trace);
         #[cfg(feature = "plot")]
         written.extend(plot::write_all(self, dir)?);
         Ok(written)
@@ -336,13 +344,43 @@ mod tests {
         };
         let dir = std::env::temp_dir().join(format!("gtap-profile-test-{}", std::process::id()));
         let written = p.write_dir(&dir).expect("pictures");
-        assert_eq!(written.len(), 8, "{written:?}");
+        assert_eq!(written.len(), 9, "{written:?}");
         for path in &written {
             let bytes = std::fs::metadata(path).expect("written").len();
             assert!(bytes > 100, "{} has {bytes} bytes", path.display());
         }
         let svg = std::fs::read_to_string(dir.join("timeline.svg")).unwrap();
         assert!(svg.contains("<rect"), "the timeline draws rectangles");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn write_dir_writes_a_trace_with_every_record() {
+        let p = Profile {
+            warps: (0..4u64)
+                .map(|w| WarpTrace {
+                    batches: (0..=w)
+                        .map(|i| rec(i * 10, i * 10 + 1, i * 10 + 5, i * 10 + 9, 3))
+                        .collect(),
+                    dropped: 0,
+                })
+                .collect(),
+            block: 32,
+            block_level: false,
+        };
+        let dir = std::env::temp_dir().join(format!("gtap-trace-test-{}", std::process::id()));
+        let written = p.write_dir(&dir).expect("written");
+        let trace = dir.join("trace.json");
+        assert!(written.contains(&trace), "{written:?}");
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&trace).unwrap()).expect("trace.json parses");
+        let slices = v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .count();
+        assert_eq!(slices, 1 + 2 + 3 + 4);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
