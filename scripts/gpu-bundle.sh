@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Builds, on a machine with Rust, everything the GPU machine runs (it has a driver but no Rust):
-# the release example binaries, gpu-smoke, and scripts/gpu-check.sh, copied into .carry/.
+# the release example binaries, gpu-smoke, the project template's binary (hello-gtap, built
+# from templates/new-project as its own crate), and scripts/gpu-check.sh, copied into .carry/.
 # Then, with the device tool: run `scripts/gpu-check.sh [quick|all|bench]` with carry [".carry"].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target_dir="${CARGO_TARGET_DIR:-target}"
 cargo build --release -p gtap-examples -p gpu-smoke
+# The template is a crate of its own (outside the workspace): the workspace's versions, same
+# target directory. Its binary embeds its PTX like the examples'.
+[ -f templates/new-project/Cargo.lock ] || cp Cargo.lock templates/new-project/Cargo.lock
+CARGO_TARGET_DIR="$target_dir" cargo build --release --manifest-path templates/new-project/Cargo.toml
 rm -rf .carry && mkdir -p .carry
-for bin in fib nqueens mergesort cilksort binary_tree pruned_tree bfs spmv bench sweep gpu-smoke atomic-rate; do
+for bin in fib nqueens mergesort cilksort binary_tree pruned_tree bfs spmv bench sweep gpu-smoke atomic-rate hello-gtap; do
   cp "$target_dir/release/$bin" .carry/
   strip --strip-debug ".carry/$bin"  # the carry to the GPU machine is limited to 64 MiB
 done

@@ -45,6 +45,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "SpMV 10^6 rows"                      120 $B/spmv random 1000000 64 --gpu --reps 3
   check "profiled fib(36)"                    120 $B/fib 36 --gpu --profile "${PROFILE_DIR:-${OUT:-/tmp}/profile-fib36}"
   check "gpu-smoke (failure modes)"           180 $B/gpu-smoke quick
+  check "template hello-gtap 10^7, profiled"  120 $B/hello-gtap 10000000 --gpu --profile /tmp/profile-hello-gtap
   if [ -n "$SAN" ]; then
     check "memcheck fib(18)"                  240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu
     check "racecheck fib(14)"                 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu

@@ -20,7 +20,8 @@
 //! object as `summary.json`).
 //!
 //! The file is written event by event (a profile of millions of batches does not sit in memory
-//! twice); it takes about 220 bytes per record.
+//! twice); it takes about 210 bytes per record
+//! (a profiled fib(36), 2.7 million batches, is about 570 MB, written in a few seconds).
 
 use std::io::{self, Write};
 
