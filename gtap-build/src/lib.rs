@@ -293,19 +293,7 @@ impl Toolchain {
             .map_err(|e| format!("gtap device build: cannot run rustc: {e}"))?;
         let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
         let host = env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".to_owned());
-        // The rustup proxy that started cargo sets RUSTUP_HOME and RUSTUP_TOOLCHAIN; a rustup
-        // toolchain's sysroot is `<RUSTUP_HOME>/toolchains/<name>`.
-        let rustup_name = env::var_os("RUSTUP_HOME").and_then(|home| {
-            let in_rustup = sysroot.parent() == Some(&Path::new(&home).join("toolchains"));
-            let from_dir = sysroot
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned());
-            if in_rustup {
-                from_dir
-            } else {
-                env::var("RUSTUP_TOOLCHAIN").ok()
-            }
-        });
+        let rustup_name = rustup_name(&sysroot, env::var("RUSTUP_TOOLCHAIN").ok());
         Ok(Self {
             sysroot,
             host,
@@ -337,6 +325,23 @@ impl Toolchain {
             missing.push("llvm-bitcode-linker");
         }
         missing
+    }
+}
+
+/// The name `rustup --toolchain` takes for the toolchain at `sysroot`: a rustup toolchain's
+/// sysroot is `<RUSTUP_HOME>/toolchains/<name>` (also when cargo was run straight from its
+/// `bin/`, without the proxy); otherwise the proxy's `RUSTUP_TOOLCHAIN`, if any.
+fn rustup_name(sysroot: &Path, rustup_toolchain: Option<String>) -> Option<String> {
+    let in_toolchains_dir = sysroot
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "toolchains");
+    if in_toolchains_dir {
+        sysroot
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    } else {
+        rustup_toolchain
     }
 }
 
@@ -374,18 +379,17 @@ fn ensure_components() -> Result<(), String> {
         "gtap-rustup-{:016x}.lock",
         fnv1a(tc.sysroot.to_string_lossy().as_bytes())
     ));
-    let lock = fs::File::create(&lock_path).map_err(|e| {
-        format!(
-            "gtap device build: cannot create {}: {e}",
-            lock_path.display()
-        )
-    })?;
-    lock.lock().map_err(|e| {
-        format!(
-            "gtap device build: cannot lock {}: {e}",
-            lock_path.display()
-        )
-    })?;
+    // Without the lock (a temporary directory we cannot write) rustup still works; concurrent
+    // installs are then rustup's to sort out.
+    let _lock = fs::File::create(&lock_path)
+        .and_then(|f| f.lock().map(|()| f))
+        .map_err(|e| {
+            println!(
+                "cargo:warning=gtap-build: cannot lock {} ({e}); installing without it",
+                lock_path.display()
+            );
+        })
+        .ok();
     let missing = tc.missing();
     if missing.is_empty() {
         return Ok(());
@@ -482,4 +486,52 @@ fn run_ptxas(ptxas: &Path, ptx: &Path, sm: &str, out_dir: &Path) -> Result<(), S
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_components_are_found_by_their_files() {
+        let root = env::temp_dir().join(format!("gtap-build-test-{}", std::process::id()));
+        let tc = Toolchain {
+            sysroot: root.join("toolchains/stable-x86_64-unknown-linux-gnu"),
+            host: "x86_64-unknown-linux-gnu".to_owned(),
+            rustup_name: None,
+        };
+        let bin = tc.sysroot.join("lib/rustlib/x86_64-unknown-linux-gnu/bin");
+        fs::create_dir_all(bin.join("self-contained")).unwrap();
+        assert_eq!(tc.missing(), COMPONENTS);
+        fs::create_dir_all(tc.sysroot.join("lib/rustlib/src/rust/library/core")).unwrap();
+        assert_eq!(tc.missing(), ["llvm-tools", "llvm-bitcode-linker"]);
+        fs::write(bin.join("llvm-link"), "").unwrap();
+        assert_eq!(tc.missing(), ["llvm-bitcode-linker"]);
+        fs::write(bin.join("self-contained/llvm-bitcode-linker"), "").unwrap();
+        assert!(tc.missing().is_empty());
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_toolchain_name_comes_from_the_rustup_layout_or_the_proxy() {
+        let sysroot = Path::new("/home/u/.rustup/toolchains/1.95.0-x86_64-unknown-linux-gnu");
+        assert_eq!(
+            rustup_name(sysroot, Some("stable".to_owned())).as_deref(),
+            Some("1.95.0-x86_64-unknown-linux-gnu")
+        );
+        let distro = Path::new("/usr");
+        assert_eq!(rustup_name(distro, None), None);
+        assert_eq!(
+            rustup_name(distro, Some("stable".to_owned())).as_deref(),
+            Some("stable")
+        );
+    }
+
+    #[test]
+    fn lock_names_differ_per_toolchain() {
+        assert_ne!(
+            fnv1a(b"/a/toolchains/stable"),
+            fnv1a(b"/b/toolchains/stable")
+        );
+    }
 }
