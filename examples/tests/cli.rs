@@ -21,7 +21,7 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn scheduler_values_run_and_are_checked() {
-    for s in ["ws", "gq"] {
+    for s in ["wf", "shared", "gq"] {
         let o = fib(&["12", "--cpu", "--scheduler", s]);
         assert!(o.status.success(), "--scheduler {s}: {}", text(&o));
         assert!(text(&o).contains("fib: OK"), "{}", text(&o));

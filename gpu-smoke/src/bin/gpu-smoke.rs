@@ -189,45 +189,53 @@ fn main() -> ExitCode {
         Err(e) => t.row("block: tiny pool -> PoolExhausted", false, e.to_string()),
     }
 
-    // ---- the global-queue ablation (Scheduler::GlobalQueue): same programs, same answers ----
-    let r = gpu(Config {
-        scheduler: Scheduler::GlobalQueue,
-        ..Config::default()
-    })
-    .and_then(|mut g| {
-        let mut fibs = Vec::new();
-        for n in [0u32, 1, 10, 25] {
-            fibs.push((n, g.run::<Fib, _>(fib, (n,))?));
+    // ---- the same programs under each thread-level scheduler: the same answers ----
+    for (label, scheduler) in [
+        ("gq", Scheduler::GlobalQueue),
+        ("shared deque", Scheduler::SharedDeque),
+        ("work first, 2 warps", Scheduler::WorkFirst),
+    ] {
+        let grid = (scheduler == Scheduler::WorkFirst).then_some(2);
+        let r = gpu(Config {
+            scheduler,
+            grid,
+            ..Config::default()
+        })
+        .and_then(|mut g| {
+            let mut fibs = Vec::new();
+            for n in [0u32, 1, 10, 25] {
+                fibs.push((n, g.run::<Fib, _>(fib, (n,))?));
+            }
+            let buf = g.alloc_zeroed::<u64>(1)?;
+            g.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
+            let q = g.download(&buf)?[0];
+            let buf = g.alloc_zeroed::<u64>(1)?;
+            let a = g.run::<Mixed, _>(mixroot, (15, 5, buf.slice()))?;
+            let c = g.download(&buf)?[0];
+            Ok((fibs, q, a, c))
+        });
+        match r {
+            Ok((fibs, q, a, c)) => {
+                let want_q = gpu_smoke::nqueens_seq(10, 0, 0, 0, 0);
+                t.row(
+                    &format!("{label}: fib 0/1/10/25, nqueens(10), mixed"),
+                    fibs.iter().all(|&(n, v)| v == fib_ref(n))
+                        && q == want_q
+                        && a == fib_ref(15)
+                        && c == 3u64.pow(5),
+                    format!(
+                        "{fibs:?}, {q} (want {want_q}), {a}, {c} (want {}, {})",
+                        fib_ref(15),
+                        3u64.pow(5)
+                    ),
+                );
+            }
+            Err(e) => t.row(
+                &format!("{label}: fib 0/1/10/25, nqueens(10), mixed"),
+                false,
+                e.to_string(),
+            ),
         }
-        let buf = g.alloc_zeroed::<u64>(1)?;
-        g.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
-        let q = g.download(&buf)?[0];
-        let buf = g.alloc_zeroed::<u64>(1)?;
-        let a = g.run::<Mixed, _>(mixroot, (15, 5, buf.slice()))?;
-        let c = g.download(&buf)?[0];
-        Ok((fibs, q, a, c))
-    });
-    match r {
-        Ok((fibs, q, a, c)) => {
-            let want_q = gpu_smoke::nqueens_seq(10, 0, 0, 0, 0);
-            t.row(
-                "gq: fib 0/1/10/25, nqueens(10), mixed",
-                fibs.iter().all(|&(n, v)| v == fib_ref(n))
-                    && q == want_q
-                    && a == fib_ref(15)
-                    && c == 3u64.pow(5),
-                format!(
-                    "{fibs:?}, {q} (want {want_q}), {a}, {c} (want {}, {})",
-                    fib_ref(15),
-                    3u64.pow(5)
-                ),
-            );
-        }
-        Err(e) => t.row(
-            "gq: fib 0/1/10/25, nqueens(10), mixed",
-            false,
-            e.to_string(),
-        ),
     }
     for threads in [32u32, 128] {
         let r = gpu(Config {
@@ -297,6 +305,7 @@ fn main() -> ExitCode {
     // ---- failure modes ----
     match gpu(Config {
         tasks_per_warp: 4,
+        scheduler: Scheduler::SharedDeque,
         ..Config::default()
     })
     .map(|mut small| {
@@ -312,14 +321,57 @@ fn main() -> ExitCode {
                     ..
                 })
             );
-            t.row("tiny pool -> PoolExhausted", ok, format!("{r:?}"));
+            t.row(
+                "shared deque: tiny pool -> PoolExhausted",
+                ok,
+                format!("{r:?}"),
+            );
             t.row(
                 "  same runtime, next run",
                 matches!(after, Ok(2)),
                 format!("{after:?}"),
             );
         }
-        Err(e) => t.row("tiny pool -> PoolExhausted", false, e.to_string()),
+        Err(e) => t.row(
+            "shared deque: tiny pool -> PoolExhausted",
+            false,
+            e.to_string(),
+        ),
+    }
+    match gpu(Config {
+        grid: Some(1),
+        gpu_pool_bytes: Some(24 << 10),
+        ..Config::default()
+    })
+    .map(|mut small| {
+        let r = small.run::<Fib, _>(fib, (25,));
+        let after = small.run::<Fib, _>(fib, (3,));
+        (r, after)
+    }) {
+        Ok((r, after)) => {
+            let ok = matches!(
+                r,
+                Err(Error::PoolExhausted {
+                    limit: "Config::gpu_pool_bytes",
+                    ..
+                })
+            );
+            t.row(
+                "work first: tiny task memory -> PoolExhausted",
+                ok,
+                format!("{r:?}"),
+            );
+            t.row(
+                "  same runtime, next run",
+                matches!(after, Ok(2)),
+                format!("{after:?}"),
+            );
+        }
+        Err(e) => t.row(
+            "work first: tiny task memory -> PoolExhausted",
+            false,
+            e.to_string(),
+        ),
     }
     let r = rt.run::<BadQueue, _>(badq, (3,));
     t.row(
