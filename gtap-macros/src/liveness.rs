@@ -5,9 +5,13 @@
 //!    `taskwait!()` joins every pending result. Reading or assigning a possibly-pending `x`,
 //!    spawning into it again, or leaving its scope or the function while it may be pending are
 //!    errors.
+//!    A local that receives results into its fields or elements (`x[i] = task!(..)`) is
+//!    pending like a whole result (not read, assigned or left before the join), but may receive
+//!    more results into its elements while pending.
 //! 2. **Liveness** (backward gen/kill): `live_in = uses ∪ (live_out − defs)`, where a
-//!    `taskwait!()` defines the results that are surely pending there (they are written by the
-//!    children and read back from the task-data struct). The set saved across wait `w` is
+//!    `taskwait!()` defines the whole results that are surely pending there (they are written
+//!    by the children and read back from the task-data struct); a place root is not defined
+//!    there (its other elements keep their values), so it is saved like any live local. The set saved across wait `w` is
 //!    `live_out(w)` minus those results; the set restored after it is `live_out(w)`.
 //!
 //! # Convergence
@@ -158,11 +162,20 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             }
         }
     }
+    // The results a wait joins whole: surely pending there, and not place roots (a local
+    // that receives results into its elements keeps its other elements: it is saved and
+    // restored like any live local, the children write into its saved copy).
     let must_at = |k: usize| {
-        input[k]
+        let mut m = input[k]
             .as_ref()
             .map(|p| p.must.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        for (i, d) in body.locals.iter().enumerate() {
+            if d.place_spawn {
+                m.remove(LocalId(i));
+            }
+        }
+        m.normalized()
     };
 
     // ---- liveness: backward ----
@@ -247,13 +260,19 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
         for (u, span) in &node.uses {
             if p.may.contains(*u) && !reported.contains(*u) {
                 reported.insert(*u);
-                cx.error_at(
-                    *span,
+                let msg = if body.locals[u.0].place_spawn {
+                    format!(
+                        "`{}` is used while a task!(..) writes into it: until the taskwait!() that joins it, `{}` may only receive more task results; move this use before the task!(..) or after the taskwait!()",
+                        name(*u),
+                        name(*u)
+                    )
+                } else {
                     format!(
                         "`{}` is read before the taskwait!() that joins its task!(..): add taskwait!() before this use",
                         name(*u)
-                    ),
-                );
+                    )
+                };
+                cx.error_at(*span, msg);
             }
         }
         for (d, span) in &node.defs {
@@ -270,7 +289,9 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
         }
         match node.kind {
             NodeKind::Spawn {
-                target: Some(t), ..
+                target: Some(t),
+                place: false,
+                ..
             } if p.may.contains(t) && !reported.contains(t) => {
                 reported.insert(t);
                 if let Some(span) = body.locals[t.0].spawn_span {

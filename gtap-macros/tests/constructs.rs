@@ -1,0 +1,366 @@
+//! The Rust users write around joins, run on the CPU executor (`gtap::run`) and compared with
+//! the same code run sequentially (`seq_*`: the task function with `task!` read as a call and
+//! `taskwait!()` dropped). One program per construct; see `docs/frontend.md`.
+
+use gtap::program;
+
+#[gtap::function]
+fn sq(x: u64) -> u64 {
+    x * x
+}
+
+#[gtap::function]
+fn inc(x: u64) -> u64 {
+    x + 1
+}
+
+fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
+where
+    T::Output: PartialEq + std::fmt::Debug,
+{
+    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
+    assert_eq!(got, want, "{}", T::NAME);
+}
+
+// ---- task results into places ----
+
+#[gtap::function]
+fn into_array(n: u64) -> u64 {
+    let mut counts = [0u64; 8];
+    let mut i = 0;
+    while i < 8 {
+        counts[i] = task!(sq(n + i as u64));
+        i += 1;
+    }
+    taskwait!();
+    counts.iter().sum()
+}
+program!(IntoArray = [into_array, sq]);
+
+#[test]
+fn array_element_in_a_loop() {
+    for n in [0u64, 3, 10] {
+        check::<IntoArray, _>(into_array, (n,), (0..8).map(|i| (n + i) * (n + i)).sum());
+    }
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+struct Pair {
+    x: u64,
+    y: u64,
+}
+
+#[gtap::function]
+fn into_fields(n: u64) -> u64 {
+    let mut p = Pair::default();
+    let mut t = (0u64, 0u64);
+    p.x = task!(sq(n));
+    p.y = task!(inc(n));
+    t.0 = 7;
+    t.1 = task!(sq(n + 1));
+    taskwait!();
+    p.x * 1000 + p.y * 10 + t.0 + t.1
+}
+
+#[gtap::function]
+fn into_element_fields(n: u64) -> u64 {
+    let mut ps = [Pair::default(); 4];
+    for (i, p) in ps.iter_mut().enumerate() {
+        p.y = i as u64;
+    }
+    for i in 0..4 {
+        ps[i].x = task!(sq(n + i as u64));
+    }
+    taskwait!();
+    let mut s = 0;
+    for p in ps {
+        s += p.x * p.y;
+    }
+    s
+}
+
+#[gtap::function]
+fn into_nested(n: u64) -> u64 {
+    let mut grid = [[0u64; 3]; 3];
+    let mut i = 0;
+    while i < 3 {
+        let mut j = 0;
+        while j < 3 {
+            grid[i][j] = task!(inc(n * i as u64 + j as u64));
+            j += 1;
+        }
+        taskwait!();
+        i += 1;
+    }
+    grid[0][0] + grid[1][2] * 10 + grid[2][1] * 100
+}
+program!(Places = [into_fields, into_element_fields, into_nested, sq, inc]);
+
+#[test]
+fn fields_and_elements() {
+    for n in [0u64, 2, 9] {
+        check::<Places, _>(
+            into_fields,
+            (n,),
+            n * n * 1000 + (n + 1) * 10 + 7 + (n + 1) * (n + 1),
+        );
+        let want: u64 = (0..4).map(|i| (n + i) * (n + i) * i).sum();
+        check::<Places, _>(into_element_fields, (n,), want);
+        check::<Places, _>(
+            into_nested,
+            (n,),
+            1 + (n + 2 + 1) * 10 + (2 * n + 1 + 1) * 100,
+        );
+    }
+}
+
+// ---- `for` over a range whose type comes from the bounds ----
+
+#[gtap::function]
+fn for_u64_bound(x: u64) -> u64 {
+    let mut total = 0;
+    for i in 0..x {
+        let s = task!(sq(i));
+        taskwait!();
+        total += s;
+    }
+    total
+}
+
+#[gtap::function]
+fn for_inclusive(x: u64) -> u64 {
+    let mut total = 0;
+    for i in 1..=x {
+        let s = task!(sq(i));
+        taskwait!();
+        total += s * i;
+    }
+    total
+}
+program!(Fors = [for_u64_bound, for_inclusive, sq]);
+
+#[test]
+fn range_loops() {
+    for x in [0u64, 1, 5, 20] {
+        check::<Fors, _>(for_u64_bound, (x,), (0..x).map(|i| i * i).sum());
+        check::<Fors, _>(for_inclusive, (x,), (1..=x).map(|i| i * i * i).sum());
+    }
+}
+
+// ---- loops and blocks with values ----
+
+#[gtap::function]
+fn labelled_break_value(x: u64) -> u64 {
+    let mut k = x;
+    let v = 'search: loop {
+        let s = task!(sq(k));
+        taskwait!();
+        if s > 50 {
+            break 'search s + k;
+        }
+        k += 1;
+    };
+    v * 2
+}
+
+#[gtap::function]
+fn tail_loop_value(x: u64) -> u64 {
+    let mut k = x;
+    'l: loop {
+        let s = task!(sq(k));
+        taskwait!();
+        if s % 3 == 0 {
+            break 'l s;
+        }
+        k += 1;
+    }
+}
+
+#[gtap::function]
+fn shadow_with_block(x: u64) -> u64 {
+    let x = {
+        let a = task!(sq(x));
+        taskwait!();
+        a * x
+    };
+    x + 1
+}
+
+#[gtap::function]
+fn let_loop_value(x: u64) -> u64 {
+    let mut i = 0;
+    let v = loop {
+        let a = task!(inc(i));
+        taskwait!();
+        if a * a > x {
+            break a;
+        }
+        i += 1;
+    };
+    v
+}
+
+#[gtap::function]
+fn labelled_block_value(x: u64) -> u64 {
+    let v = 'b: {
+        let a = task!(sq(x));
+        taskwait!();
+        if a > 10 {
+            break 'b a - 10;
+        }
+        a + 100
+    };
+    v
+}
+
+#[gtap::function]
+fn nested_loop_breaks(x: u64) -> u64 {
+    let mut found = 0;
+    let v = 'outer: loop {
+        let mut j = 0;
+        while j < 4 {
+            let a = task!(sq(found + j));
+            taskwait!();
+            if a > x {
+                break 'outer a;
+            }
+            if a == 4 {
+                break;
+            }
+            j += 1;
+        }
+        found += 1;
+    };
+    v
+}
+program!(
+    Values = [
+        labelled_break_value,
+        tail_loop_value,
+        shadow_with_block,
+        let_loop_value,
+        labelled_block_value,
+        nested_loop_breaks,
+        sq,
+        inc
+    ]
+);
+
+fn seq_labelled_break_value(x: u64) -> u64 {
+    let mut k = x;
+    loop {
+        if k * k > 50 {
+            return (k * k + k) * 2;
+        }
+        k += 1;
+    }
+}
+
+fn seq_tail_loop_value(x: u64) -> u64 {
+    (x..).map(|k| k * k).find(|s| s % 3 == 0).unwrap_or(0)
+}
+
+fn seq_let_loop_value(x: u64) -> u64 {
+    (1..).find(|a| a * a > x).unwrap_or(0)
+}
+
+fn seq_nested_loop_breaks(x: u64) -> u64 {
+    let mut found = 0;
+    loop {
+        for j in 0..4 {
+            let a = (found + j) * (found + j);
+            if a > x {
+                return a;
+            }
+            if a == 4 {
+                break;
+            }
+        }
+        found += 1;
+    }
+}
+
+#[test]
+fn values_of_loops_and_blocks() {
+    for x in [0u64, 1, 3, 7, 12, 40] {
+        check::<Values, _>(labelled_break_value, (x,), seq_labelled_break_value(x));
+        check::<Values, _>(tail_loop_value, (x,), seq_tail_loop_value(x));
+        check::<Values, _>(shadow_with_block, (x,), x * x * x + 1);
+        check::<Values, _>(let_loop_value, (x,), seq_let_loop_value(x));
+        check::<Values, _>(
+            labelled_block_value,
+            (x,),
+            if x * x > 10 { x * x - 10 } else { x * x + 100 },
+        );
+        check::<Values, _>(nested_loop_breaks, (x,), seq_nested_loop_breaks(x));
+    }
+}
+
+// ---- `?` ----
+
+#[gtap::function]
+fn checked_sq(x: u64) -> Option<u64> {
+    x.checked_mul(x)
+}
+
+#[gtap::function]
+fn opt_chain(x: u64) -> Option<u64> {
+    let a = x.checked_sub(1)?;
+    let b = task!(checked_sq(a));
+    taskwait!();
+    let b = b?;
+    let c = b.checked_add(u64::MAX / 2)?;
+    Some(c - u64::MAX / 2 + 1)
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Failure {
+    Odd(u64),
+    Big,
+}
+
+#[gtap::function]
+fn halve(x: u64) -> Result<u64, Failure> {
+    if x % 2 == 1 {
+        return Err(Failure::Odd(x));
+    }
+    Ok(x / 2)
+}
+
+#[gtap::function]
+fn res_chain(x: u64) -> Result<u64, Failure> {
+    let a = task!(halve(x));
+    taskwait!();
+    let a = a?;
+    if a > 1000 {
+        Err(Failure::Big)?;
+    }
+    let b = task!(halve(a));
+    taskwait!();
+    Ok(b? + 1)
+}
+program!(Tries = [opt_chain, checked_sq, res_chain, halve]);
+
+#[test]
+fn question_mark() {
+    for x in [0u64, 1, 2, 5, 1 << 33] {
+        let want = x
+            .checked_sub(1)
+            .and_then(|a| a.checked_mul(a))
+            .and_then(|b| b.checked_add(u64::MAX / 2))
+            .map(|c| c - u64::MAX / 2 + 1);
+        check::<Tries, _>(opt_chain, (x,), want);
+    }
+    for x in [0u64, 1, 2, 4, 6, 3000, 4000] {
+        let want = if x % 2 == 1 {
+            Err(Failure::Odd(x))
+        } else if x / 2 > 1000 {
+            Err(Failure::Big)
+        } else if (x / 2) % 2 == 1 {
+            Err(Failure::Odd(x / 2))
+        } else {
+            Ok(x / 4 + 1)
+        };
+        check::<Tries, _>(res_chain, (x,), want);
+    }
+}
