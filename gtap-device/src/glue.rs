@@ -219,7 +219,7 @@ pub fn field_like<T>(field: *mut T, _local: &T) -> *mut T {
     field
 }
 
-pub use crate::task::{kind_id, kind_of};
+pub use crate::task::{kind_id, kind_id_mix, kind_of};
 use crate::task::{KindId, Step};
 
 /// Checks that a `task!` callee is a task function. Generated before each spawn so that a

@@ -16,6 +16,7 @@ mod check;
 mod codegen;
 mod diag;
 mod expand;
+mod generic;
 mod liveness;
 mod lower;
 mod markers;

@@ -364,3 +364,81 @@ fn question_mark() {
         check::<Tries, _>(res_chain, (x,), want);
     }
 }
+
+// ---- generic task functions ----
+
+/// Sums `f(lo..hi)` for a generic integer type, splitting in halves.
+#[gtap::function]
+fn gsum<T: Copy + core::ops::Add<Output = T> + From<u8> + PartialOrd + 'static>(
+    lo: u32,
+    hi: u32,
+    scale: T,
+) -> T {
+    if hi - lo <= 1 {
+        let mut v = T::from(0);
+        let mut k = 0;
+        while k < lo {
+            v = v + scale;
+            k += 1;
+        }
+        return v;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let a = task!(gsum::<T>(lo, mid, scale));
+    let b = task!(gsum::<T>(mid, hi, scale));
+    taskwait!();
+    a + b
+}
+
+/// Sums `N` copies of the leaf value through `N` children, each result in an array element.
+#[gtap::function]
+fn fan<const N: usize>(x: u64) -> u64 {
+    let mut parts = [0u64; N];
+    for i in 0..N {
+        parts[i] = task!(sq(x + i as u64));
+    }
+    taskwait!();
+    let mut s = 0;
+    for p in parts {
+        s += p;
+    }
+    s
+}
+
+/// A generic result that appears only in the output.
+#[gtap::function]
+fn make<T: Default + Copy + 'static>() -> T {
+    T::default()
+}
+
+#[gtap::function]
+fn pair_of_defaults(x: u64) -> (u64, f32) {
+    let a = task!(make::<u64>());
+    let b = task!(make::<f32>());
+    taskwait!();
+    (a + x, b)
+}
+program!(GenSum = [gsum::<u64>]);
+program!(GenSumF = [gsum::<f64>]);
+program!(Fan = [fan::<4>, fan::<7>, sq]);
+program!(Defaults = [pair_of_defaults, make::<u64>, make::<f32>]);
+
+#[test]
+fn generic_functions() {
+    for (lo, hi) in [(0u32, 1u32), (0, 10), (3, 40)] {
+        let want: u64 = (lo..hi).map(|k| 3 * k as u64).sum();
+        check::<GenSum, _>(gsum::<u64>, (lo, hi, 3), want);
+        let got = gtap::run::<GenSumF, _>(gsum::<f64>, (lo, hi, 0.5)).expect("runs");
+        assert_eq!(got, (lo..hi).map(|k| 0.5 * k as f64).sum::<f64>());
+    }
+    for x in [0u64, 5] {
+        check::<Fan, _>(fan::<4>, (x,), (0..4).map(|i| (x + i) * (x + i)).sum());
+        check::<Fan, _>(fan::<7>, (x,), (0..7).map(|i| (x + i) * (x + i)).sum());
+        check::<Defaults, _>(pair_of_defaults, (x,), (x, 0.0));
+    }
+    assert_ne!(
+        <fan<4> as gtap::TaskFn>::ID,
+        <fan<7> as gtap::TaskFn>::ID,
+        "instantiations have their own kinds"
+    );
+}
