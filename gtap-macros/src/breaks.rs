@@ -11,8 +11,9 @@
 //! `loop`/`while`/`for`. Closures, async blocks and nested items are not entered (their
 //! `break`s cannot leave the construct).
 
+use crate::tokens::contains_marker;
 use proc_macro2::Ident;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::{visit_mut::VisitMut, Expr};
 
 /// Where a break value goes.
@@ -73,7 +74,12 @@ impl VisitMut for Rewriter<'_> {
             Expr::ForLoop(f) => {
                 self.nested_loop(|s| syn::visit_mut::visit_expr_for_loop_mut(s, f));
             }
-            Expr::Break(b) if b.expr.is_some() && self.targets_us(b) => {
+            // A marker as the value (`break task!(..)`) is left for `crate::check` to report.
+            Expr::Break(b)
+                if b.expr.is_some()
+                    && self.targets_us(b)
+                    && !contains_marker(b.to_token_stream(), false) =>
+            {
                 let Some(value) = b.expr.take() else { return };
                 let mut value = *value;
                 self.visit_expr_mut(&mut value);

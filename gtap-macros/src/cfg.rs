@@ -362,7 +362,10 @@ impl Builder<'_> {
                             p,
                             format!(
                                 "cannot write a task result into `{}`: declare it mutable, `let mut {}`",
-                                p.to_token_stream(),
+                                p.to_token_stream()
+                                    .to_string()
+                                    .replace(" [", "[")
+                                    .replace(" . ", "."),
                                 self.body.locals[t.0].ident
                             ),
                         );
@@ -387,6 +390,11 @@ impl Builder<'_> {
                     }
                 }
                 self.body.spawn_target[id] = target;
+                // `?` in an argument leaves the task before the child is spawned.
+                let args = self.push(NodeKind::Eval, Vec::new());
+                for a in &s.args {
+                    self.control_edges(args, a);
+                }
                 self.push(
                     NodeKind::Spawn {
                         marker: id,

@@ -87,6 +87,8 @@ pub(crate) struct LivenessInfo {
     /// Locals named (read or written) on some path after each wait before their scope ends:
     /// those that are not live are declared without a value (`let x;`) in the resume code.
     pub(crate) mentioned_after: Vec<BitSet>,
+    /// Locals read on some path after each wait before their scope ends.
+    pub(crate) read_after: Vec<BitSet>,
 }
 
 #[derive(Clone)]
@@ -234,7 +236,34 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         }
     }
 
+    // ---- reads: as mentions, uses only ----
+    let mut read_in = vec![BitSet::default(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let node = &body.nodes[k];
+            let mut m = live_out_of(&read_in, k);
+            for l in &node.scope_end {
+                m.remove(*l);
+            }
+            for (u, _) in &node.uses {
+                m.insert(*u);
+            }
+            let m = m.normalized();
+            if m != read_in[k] {
+                read_in[k] = m;
+                changed = true;
+            }
+        }
+    }
+
     let info = LivenessInfo {
+        read_after: body
+            .waits
+            .iter()
+            .map(|w| live_out_of(&read_in, w.node.0).normalized())
+            .collect(),
         mentioned_after: body
             .waits
             .iter()
@@ -247,7 +276,43 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
     };
+    let info = keep_loop_outer(body, info);
     report(cx, body, &input, &info);
+    info
+}
+
+/// A local declared outside a loop that contains wait `w`, and written after `w` on every path
+/// before it is read again, is not live after `w`; but the resume state mirrors the loop as
+/// `loop { if first { REST } else { FULL } }`, and rustc cannot see that `FULL` runs only after
+/// `REST` assigned it (E0381). Such locals are saved and restored like live ones.
+fn keep_loop_outer(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
+    for (w, wait) in body.waits.iter().enumerate() {
+        let Some(k) = wait
+            .path
+            .iter()
+            .rposition(|(_, step)| *step == crate::cfg::PathStep::LoopBody)
+        else {
+            continue;
+        };
+        // `visible[i + 1]` is the block holding `path[i]`: levels `..=k + 1` are outside the loop.
+        for level in wait.visible.iter().take(k + 2) {
+            for l in level {
+                // The temporaries of `let v = loop { .. }` are only assigned in the loop (by
+                // its breaks) and read after it: never read by `FULL`, and unset at the wait.
+                let temp = body.locals[l.0]
+                    .ident
+                    .to_string()
+                    .starts_with("__gtap_value_");
+                if !temp
+                    && info.read_after[w].contains(*l)
+                    && !info.live_after[w].contains(*l)
+                    && !info.joined[w].contains(*l)
+                {
+                    info.live_after[w].insert(*l);
+                }
+            }
+        }
+    }
     info
 }
 

@@ -472,7 +472,11 @@ impl Lower<'_> {
     fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
         let f = &sp.func;
         let n = proc_macro2::Literal::usize_unsuffixed(sp.args.len());
-        let args = &sp.args;
+        // `?` in an argument returns from the task, as anywhere in the body.
+        let mut args = sp.args.clone();
+        for a in &mut args {
+            RewriteReturn.visit_expr_mut(a);
+        }
         let (queue_let, queue) = match &sp.queue {
             Some(q) => (
                 quote!(let __gtap_queue = ::gtap::__private::queue(#q);),

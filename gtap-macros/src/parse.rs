@@ -116,6 +116,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
     if let Some(t) = &sig.abi {
         cx.error_spanned_by(t, "a task function cannot have an `extern` ABI");
     }
+    let mut generics = sig.generics.clone();
     for p in &sig.generics.params {
         if let syn::GenericParam::Lifetime(l) = p {
             cx.error_spanned_by(
@@ -124,6 +125,12 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
             );
         }
     }
+    // Reported above; the marker and stubs are generic over types and consts only.
+    generics.params = generics
+        .params
+        .into_iter()
+        .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        .collect();
     if let Some(v) = &sig.variadic {
         cx.error_spanned_by(v, "a task function cannot be variadic");
     }
@@ -186,7 +193,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         attrs,
         vis: f.vis.clone(),
         ident: sig.ident.clone(),
-        generics: sig.generics.clone(),
+        generics,
         params,
         output,
         body: *f.block,

@@ -212,6 +212,9 @@ impl Pass<'_> {
                     out.push(s);
                 }
                 let mut e = *init.expr;
+                while let Expr::Paren(p) = e {
+                    e = *p.expr;
+                }
                 self.construct(&mut e, Tail::Assign(tmp.clone()));
                 out.push(Stmt::Expr(e, Some(Default::default())));
                 out.push(Stmt::Local(syn::Local {
@@ -451,10 +454,14 @@ fn is_task_macro(e: &Expr) -> bool {
 
 fn is_construct_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| {
+        let mut e = &*i.expr;
+        while let Expr::Paren(p) = e {
+            e = &p.expr;
+        }
         matches!(
-            *i.expr,
+            e,
             Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::Loop(_)
-        ) && has_markers(&i.expr)
+        ) && has_markers(e)
     })
 }
 

@@ -442,3 +442,197 @@ fn generic_functions() {
         "instantiations have their own kinds"
     );
 }
+
+// ---- more statement and expression forms around joins ----
+
+#[gtap::function]
+fn tuple_pattern_over_block(x: u64) -> u64 {
+    let (a, b) = {
+        let s = task!(sq(x));
+        let t = task!(inc(x));
+        taskwait!();
+        (s, t)
+    };
+    a * 100 + b
+}
+
+#[gtap::function]
+fn let_else_over_match(x: u64) -> u64 {
+    let Some(v) = (match x % 2 {
+        0 => {
+            let s = task!(sq(x));
+            taskwait!();
+            Some(s)
+        }
+        _ => None,
+    }) else {
+        return 1;
+    };
+    v + 2
+}
+
+#[gtap::function]
+fn while_let_with_join(x: u64) -> u64 {
+    let mut stack = [0u64; 4];
+    let mut top = 0;
+    let mut next = Some(x);
+    let mut total = 0;
+    while let Some(v) = next {
+        let s = task!(sq(v));
+        taskwait!();
+        total += s;
+        if top < 4 && v > 0 {
+            stack[top] = v / 2;
+            top += 1;
+            next = Some(v / 2);
+        } else {
+            next = None;
+        }
+    }
+    total + stack[0]
+}
+
+#[gtap::function]
+fn places_in_match_arms(x: u64) -> u64 {
+    let mut r = [0u64; 3];
+    match x % 3 {
+        0 => r[0] = task!(sq(x)),
+        1 => {
+            r[1] = task!(inc(x));
+            r[2] = task!(sq(x + 1));
+        }
+        _ => {}
+    }
+    taskwait!();
+    r[0] + r[1] * 10 + r[2] * 100
+}
+
+#[gtap::function]
+fn labelled_continue_in_nested(x: u64) -> u64 {
+    let mut total = 0;
+    'rows: for i in 0..x {
+        let mut j = 0;
+        while j < 3 {
+            let s = task!(sq(i + j));
+            taskwait!();
+            j += 1;
+            if s % 2 == 1 {
+                continue 'rows;
+            }
+            total += s;
+        }
+    }
+    total
+}
+
+#[gtap::function]
+fn partial_spawn_in_branch(x: u64) -> u64 {
+    let mut a = 5;
+    if x % 2 == 0 {
+        a = task!(sq(x));
+    }
+    taskwait!();
+    a
+}
+
+#[gtap::function]
+fn index_from_expression(x: u64) -> u64 {
+    let mut slots = [0u64; 5];
+    let mut i = 0;
+    while i < 5 {
+        slots[(i * 3) % 5] = task!(inc(x + i as u64));
+        i += 1;
+    }
+    taskwait!();
+    slots[0] + slots[1] * 10 + slots[4] * 100
+}
+
+#[gtap::function]
+fn if_value_with_joins_in_both(x: u64) -> u64 {
+    let y = if x > 3 {
+        let a = task!(sq(x));
+        taskwait!();
+        a
+    } else {
+        let b = task!(inc(x));
+        taskwait!();
+        b * 7
+    };
+    y + x
+}
+program!(
+    More = [
+        tuple_pattern_over_block,
+        let_else_over_match,
+        while_let_with_join,
+        places_in_match_arms,
+        labelled_continue_in_nested,
+        partial_spawn_in_branch,
+        index_from_expression,
+        if_value_with_joins_in_both,
+        sq,
+        inc
+    ]
+);
+
+fn seq_while_let(x: u64) -> u64 {
+    let (mut stack, mut top, mut next, mut total) = ([0u64; 4], 0, Some(x), 0);
+    while let Some(v) = next {
+        total += v * v;
+        if top < 4 && v > 0 {
+            stack[top] = v / 2;
+            top += 1;
+            next = Some(v / 2);
+        } else {
+            next = None;
+        }
+    }
+    total + stack[0]
+}
+
+fn seq_labelled_continue(x: u64) -> u64 {
+    let mut total = 0;
+    'rows: for i in 0..x {
+        for j in 0..3 {
+            let s = (i + j) * (i + j);
+            if s % 2 == 1 {
+                continue 'rows;
+            }
+            total += s;
+        }
+    }
+    total
+}
+
+#[test]
+fn statement_forms() {
+    for x in [0u64, 1, 2, 3, 4, 7, 12] {
+        check::<More, _>(tuple_pattern_over_block, (x,), x * x * 100 + x + 1);
+        check::<More, _>(
+            let_else_over_match,
+            (x,),
+            if x % 2 == 0 { x * x + 2 } else { 1 },
+        );
+        check::<More, _>(while_let_with_join, (x,), seq_while_let(x));
+        let want = match x % 3 {
+            0 => x * x,
+            1 => (x + 1) * 10 + (x + 1) * (x + 1) * 100,
+            _ => 0,
+        };
+        check::<More, _>(places_in_match_arms, (x,), want);
+        check::<More, _>(labelled_continue_in_nested, (x,), seq_labelled_continue(x));
+        check::<More, _>(
+            partial_spawn_in_branch,
+            (x,),
+            if x % 2 == 0 { x * x } else { 5 },
+        );
+        // slots[(i * 3) % 5] = x + i + 1: slot 0 <- i 0, slot 1 <- i 2, slot 4 <- i 3
+        check::<More, _>(
+            index_from_expression,
+            (x,),
+            (x + 1) + (x + 3) * 10 + (x + 4) * 100,
+        );
+        let y = if x > 3 { x * x } else { (x + 1) * 7 };
+        check::<More, _>(if_value_with_joins_in_both, (x,), y + x);
+    }
+}
