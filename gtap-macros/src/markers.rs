@@ -25,7 +25,7 @@ pub(crate) enum Target {
     /// `place = task!(f(..));` with `place` a field or element inside local `root`
     /// (`counts[i]`, `s.x`, `arr[i].0`): the child writes the element of `root`'s task-data
     /// field; see [`crate::lower`].
-    Place { root: Ident, place: Expr },
+    Place { root: Ident, place: Box<Expr> },
 }
 
 /// A parsed `task!`.

@@ -253,7 +253,7 @@ impl Pass<'_> {
                     },
                     (_, Some(root)) => Target::Place {
                         root: root.clone(),
-                        place: (*a.left).clone(),
+                        place: a.left.clone(),
                     },
                     (other, None) => {
                         self.cx.error_spanned_by(
@@ -268,7 +268,7 @@ impl Pass<'_> {
             Stmt::Expr(Expr::Binary(b), _) if is_task_macro(&b.right) && is_compound(&b.op) => {
                 let op = &b.op;
                 self.cx.error_spanned_by(
-                    &b.op,
+                    b.op,
                     format!(
                         "task!(..) cannot be combined with `{}`: write `let r = task!(f(..));` and, after the taskwait!(), `x {} r;`",
                         op.to_token_stream(),

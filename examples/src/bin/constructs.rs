@@ -46,7 +46,7 @@ fn seq_break_value(x: u64) -> u64 {
 
 fn seq_tail_loop(x: u64) -> u64 {
     let mut k = x;
-    while (k * k) % 3 != 0 {
+    while !(k * k).is_multiple_of(3) {
         k += 1;
     }
     k * k
