@@ -43,6 +43,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "BFS, R-MAT 2^22 vertices"            180 $B/bfs rmat 22 --gpu --reps 3
   check "BFS, 2048 x 2048 grid"               180 $B/bfs grid 2048 2048 --gpu --reps 3
   check "SpMV 10^6 rows"                      120 $B/spmv random 1000000 64 --gpu --reps 3
+  check "constructs (places, generics, ?, loop values)" 120 $B/constructs --gpu
   check "profiled fib(36)"                    120 $B/fib 36 --gpu --profile "${PROFILE_DIR:-${OUT:-/tmp}/profile-fib36}"
   check "gpu-smoke (failure modes)"           180 $B/gpu-smoke quick
   if [ -n "$SAN" ]; then

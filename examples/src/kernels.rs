@@ -4,6 +4,7 @@ use crate::apps::{
     bfs::{Bfs, BfsBlock, BfsMixed},
     binary_tree::{BinaryTree, BinaryTreeBlock},
     cilksort::CilkSort,
+    constructs::Constructs,
     fib::{Fib, FibCutoff},
     mergesort::{MergeSort, MergeSortMixed},
     nqueens::NQueens,
@@ -26,3 +27,4 @@ gtap::kernel!(SpmvBlock);
 gtap::kernel!(BfsBlock);
 gtap::kernel!(BfsMixed);
 gtap::kernel!(MergeSortMixed);
+gtap::kernel!(Constructs);

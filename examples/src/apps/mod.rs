@@ -4,6 +4,7 @@
 pub mod bfs;
 pub mod binary_tree;
 pub mod cilksort;
+pub mod constructs;
 pub mod fib;
 pub mod mergesort;
 pub mod nqueens;
