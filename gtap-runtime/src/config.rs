@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::transfer::Transfer;
 
 /// Which backend a [`Runtime`](crate::Runtime) uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,6 +98,9 @@ pub struct Config {
     /// GPU: the queue structure (default [`Scheduler::WorkStealing`]);
     /// [`Scheduler::GlobalQueue`] is the global-queue ablation. Not combined with the profiler.
     pub scheduler: Scheduler,
+    /// GPU: how user data crosses to and from the device (default: pinned staging chunks,
+    /// copied by up to 8 threads; see [`Transfer`]).
+    pub transfer: Transfer,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -120,6 +124,7 @@ impl Default for Config {
             profile_records: 0,
             batched_claims: true,
             scheduler: Scheduler::WorkStealing,
+            transfer: Transfer::default(),
             backend: Backend::Auto,
         }
     }
@@ -199,6 +204,7 @@ impl Config {
                 "0 with Scheduler::GlobalQueue (the profiler records the work-stealing scheduler)",
             );
         }
+        self.transfer.validate()?;
         if self.watchdog.is_zero() {
             return bad(
                 "watchdog",
