@@ -55,15 +55,16 @@ pub enum TransferPath {
 pub struct Transfer {
     /// The path (default [`TransferPath::Staged`]).
     pub path: TransferPath,
-    /// Bytes per pinned staging chunk, a multiple of 4096 in 64 KiB..=256 MiB (default
-    /// 4 MiB: a chunk's DMA takes about 80 µs at 50 GB/s, long enough to hide a stream
-    /// operation's few µs of overhead, short enough that the first and last chunk, which do
-    /// not overlap, cost little). Each lane holds two.
+    /// Bytes per pinned staging chunk, the largest piece one DMA moves: a multiple of 4096 in
+    /// 64 KiB..=256 MiB (default 4 MiB: a chunk's DMA takes about 80 µs at 50 GB/s, long
+    /// enough to hide the few µs of driver calls around it, short enough that the first and
+    /// last chunk of a lane, which do not overlap, cost little). Each lane holds two.
     pub chunk_bytes: usize,
     /// Lanes (host threads, each with two chunks and a stream) that copy a large transfer in
     /// parallel, `1..=64` (default: the available parallelism, at most 8, which is enough
-    /// `memcpy` bandwidth to keep one host link busy). A transfer uses at most one lane per
-    /// two chunks of data, so small transfers stay on the calling thread.
+    /// `memcpy` bandwidth to keep one host link busy). A transfer takes one lane per 2 MiB
+    /// (two chunks of at least 1 MiB each), so transfers under 4 MiB stay on the calling
+    /// thread, and a medium one (40 MB) still uses every lane with smaller chunks.
     pub threads: usize,
 }
 

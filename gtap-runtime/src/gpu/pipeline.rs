@@ -23,11 +23,16 @@ use crate::error::Result;
 /// Staging chunks per lane: two, the least that overlaps a host copy with a DMA.
 pub(crate) const SLOTS: usize = 2;
 
-/// Lane boundaries are multiples of this (a host page).
+/// Lane boundaries and chunk sizes are multiples of this (a host page).
 pub(crate) const LANE_ALIGN: usize = 4096;
 
+/// A transfer gets one more lane per `SLOTS` chunks of this size: a chunk much smaller would
+/// spend as long in the driver calls that start and wait for its DMA (a few µs) as in the DMA
+/// itself (1 MiB: about 20 µs at 50 GB/s).
+pub(crate) const MIN_CHUNK: usize = 1 << 20;
+
 /// How one transfer of `bytes` bytes is split: `lanes` contiguous ranges, each cut into chunks
-/// of at most `chunk` bytes.
+/// of `chunk` bytes (the last of a lane shorter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
     bytes: usize,
@@ -36,17 +41,27 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan for `bytes` bytes in chunks of `chunk` bytes on at most `max_lanes` lanes: one
-    /// lane per [`SLOTS`] chunks of data (a lane with less cannot overlap anything), at least
-    /// one.
-    pub(crate) fn new(bytes: usize, chunk: usize, max_lanes: usize) -> Self {
-        let chunk = chunk.max(1);
-        let lanes = (bytes / (SLOTS * chunk)).clamp(1, max_lanes.max(1));
+    /// The plan for `bytes` bytes on at most `max_lanes` lanes with slots of `max_chunk`
+    /// bytes: one lane per [`SLOTS`] chunks of [`MIN_CHUNK`] (at least one), and chunks just
+    /// large enough to give each lane [`SLOTS`] of them, at most `max_chunk`. So a medium
+    /// transfer still spreads over every lane and overlaps within each.
+    pub(crate) fn new(bytes: usize, max_chunk: usize, max_lanes: usize) -> Self {
+        let lanes = (bytes / (SLOTS * MIN_CHUNK)).clamp(1, max_lanes.max(1));
+        let chunk = bytes
+            .div_ceil(lanes * SLOTS)
+            .next_multiple_of(LANE_ALIGN)
+            .min(max_chunk)
+            .max(1);
         Self {
             bytes,
             chunk,
             lanes,
         }
+    }
+
+    /// Bytes per chunk: at most the `max_chunk` the plan was made with.
+    pub(crate) fn chunk(&self) -> usize {
+        self.chunk
     }
 
     /// Lanes this transfer uses.
@@ -239,22 +254,34 @@ mod tests {
 
     #[test]
     fn plan_covers_every_byte_once_in_order() {
-        let chunk = 64 << 10;
-        for bytes in [
-            0,
-            1,
-            4095,
-            chunk - 1,
-            chunk,
-            chunk + 1,
-            2 * chunk,
-            4 * chunk + 17,
-            33 * chunk + 4099,
-            400_000_000,
-        ] {
-            for max_lanes in [1, 2, 3, 8] {
+        for chunk in [64 << 10, 4 << 20] {
+            for bytes in [
+                0,
+                1,
+                4095,
+                chunk - 1,
+                chunk,
+                chunk + 1,
+                2 * chunk,
+                4 * chunk + 17,
+                33 * chunk + 4099,
+                3 * MIN_CHUNK + 5,
+                40_000_000,
+                400_000_000,
+            ] {
+                for max_lanes in [1, 2, 3, 8] {
+                    check_plan(bytes, chunk, max_lanes);
+                }
+            }
+        }
+    }
+
+    fn check_plan(bytes: usize, chunk: usize, max_lanes: usize) {
+        {
+            {
                 let plan = Plan::new(bytes, chunk, max_lanes);
                 assert!((1..=max_lanes).contains(&plan.lanes()));
+                assert!(plan.chunk() <= chunk, "a chunk must fit a slot");
                 let mut next = 0;
                 for l in 0..plan.lanes() {
                     let c = plan.lane(l);
@@ -274,13 +301,20 @@ mod tests {
     }
 
     #[test]
-    fn plan_gives_each_lane_two_chunks_of_work() {
-        let chunk = 4 << 20;
-        assert_eq!(Plan::new(chunk, chunk, 8).lanes(), 1);
-        assert_eq!(Plan::new(3 * chunk, chunk, 8).lanes(), 1);
-        assert_eq!(Plan::new(4 * chunk, chunk, 8).lanes(), 2);
-        assert_eq!(Plan::new(400_000_000, chunk, 8).lanes(), 8);
-        assert_eq!(Plan::new(400_000_000, chunk, 3).lanes(), 3);
+    fn plan_spreads_medium_transfers_over_every_lane() {
+        let slot = 4 << 20;
+        let p = |bytes| {
+            let p = Plan::new(bytes, slot, 8);
+            (p.lanes(), p.chunk())
+        };
+        assert_eq!(p(4096), (1, 4096), "a small transfer: one lane, one chunk");
+        assert_eq!(p(2 * SLOTS * MIN_CHUNK - 1).0, 1);
+        assert_eq!(p(2 * SLOTS * MIN_CHUNK), (2, MIN_CHUNK));
+        // Mixed mergesort's 40 MB: all 8 lanes, two chunks of 2.5 MB each.
+        assert_eq!(p(40_000_000), (8, 2_502_656));
+        // Cilksort's 400 MB: all 8 lanes, full slots.
+        assert_eq!(p(400_000_000), (8, slot));
+        assert_eq!(Plan::new(400_000_000, slot, 3).lanes(), 3);
     }
 
     /// A lane whose "DMA" completes only when waited for, and which fails the test if the host
@@ -418,7 +452,7 @@ mod tests {
     #[test]
     fn lanes_in_parallel_move_every_byte() {
         let chunk = 64 << 10;
-        let bytes = 37 * chunk + 1234;
+        let bytes = 9 * MIN_CHUNK + 1234;
         let src = pattern(bytes, 9);
         let plan = Plan::new(bytes, chunk, 4);
         assert_eq!(plan.lanes(), 4);
