@@ -1,5 +1,7 @@
-//! User data on the GPU: the device memory behind a `Buffer` ([`DeviceBuffer`]) and the copies
-//! between it and the host ([`Transfers`]), by the path `Config::transfer` names (see
+//! User data on the GPU: the device memory behind a `Buffer` ([`DeviceBuffer`]), the copies
+//! between it and the host ([`Transfers`]), and the backend's data methods that the `Runtime`
+//! calls (`GpuBackend::{upload, upload_into, alloc_zeroed, download}`), by the path
+//! `Config::transfer` names (see
 //! `crate::transfer` for the paths and why staging is the default; `docs/gpu-runtime.md`,
 //! "Data path", for the whole picture).
 //!
@@ -21,6 +23,7 @@
 //! threads for the call, so nothing outlives it.
 
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::ptr::null_mut;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -326,6 +329,79 @@ impl Drop for Transfers {
             unsafe {
                 let _ = sys::cuStreamDestroy_v2(self.stream);
             }
+        }
+    }
+}
+
+/// The data methods of the GPU backend (the rest is in `mod.rs`).
+impl super::GpuBackend {
+    /// [`Error::ContextLost`] after a fault (every driver call would fail).
+    fn live(&self) -> Result<()> {
+        if self.inner.poisoned {
+            Err(Error::ContextLost)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// New device memory holding a copy of `data`.
+    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
+        self.live()?;
+        let buf = self.transfers.alloc(size_of_val(data))?;
+        self.write(&buf, data)?;
+        Ok(buf)
+    }
+
+    /// Copies `data` into `buf`, which is reallocated only when it is too small.
+    pub(crate) fn upload_into<T: Copy>(&self, buf: &mut DeviceBuffer, data: &[T]) -> Result<()> {
+        self.live()?;
+        self.transfers.reserve(buf, size_of_val(data))?;
+        self.write(buf, data)
+    }
+
+    fn write<T: Copy>(&self, buf: &DeviceBuffer, data: &[T]) -> Result<()> {
+        let bytes = size_of_val(data);
+        if bytes > buf.capacity() {
+            return Err(Error::LengthMismatch {
+                what: "bytes to upload into a device buffer",
+                buffer: buf.capacity(),
+                slice: bytes,
+            });
+        }
+        // SAFETY: `data` is valid for `bytes` bytes and `buf` holds at least as many; the
+        // device memory is ours alone while `&self`'s caller holds the buffer and no run is in
+        // flight (runs take `&mut Runtime`).
+        unsafe {
+            self.transfers
+                .to_device(buf.ptr(), data.as_ptr().cast(), bytes)
+        }
+    }
+
+    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
+        self.live()?;
+        self.transfers.alloc_zeroed(bytes)
+    }
+
+    /// Fills all of `out` from the start of `buf`.
+    pub(crate) fn download<T: Copy>(
+        &self,
+        buf: &DeviceBuffer,
+        out: &mut [MaybeUninit<T>],
+    ) -> Result<()> {
+        self.live()?;
+        let bytes = size_of_val(out);
+        if bytes > buf.capacity() {
+            return Err(Error::LengthMismatch {
+                what: "bytes to download from a device buffer",
+                buffer: buf.capacity(),
+                slice: bytes,
+            });
+        }
+        // SAFETY: `out` is valid for writes of `bytes` bytes (any bytes are a valid
+        // `MaybeUninit`), `buf` holds at least as many, and no run is in flight.
+        unsafe {
+            self.transfers
+                .to_host(out.as_mut_ptr().cast(), buf.ptr(), bytes)
         }
     }
 }
