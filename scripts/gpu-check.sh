@@ -6,6 +6,8 @@
 #   block: the block-level and mixed-granularity checks only (also part of quick).
 #   gq:    the global-queue scheduler on every kind of program, and the profiler on
 #          block-level workers (also part of quick).
+#   data:  what a user pays: gpu-smoke (every transfer path round-trips) and bench's split rows
+#          with the issue-11 targets and the transfer paths (ONLY= picks other rows, e.g. data).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -100,6 +102,10 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
     check "memcheck profiled block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --profile /tmp/prof-san
     check "racecheck profiled block tree D=8" 120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --profile /tmp/prof-san2
   fi
+fi
+if [ "$mode" = data ]; then
+  check "gpu-smoke (transfers, failure modes)" 180 $B/gpu-smoke quick
+  check "bench: what a user pays"             560 $B/bench --gpu --reps "${REPS:-10}" only=${ONLY:-cilksort,mergesort_mixed,transfer}
 fi
 if [ "$mode" = bench ] || [ "$mode" = all ]; then
   check "atomic throughput"                   60 $B/atomic-rate

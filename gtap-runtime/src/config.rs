@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::transfer::Transfer;
 
 /// Which backend a [`Runtime`](crate::Runtime) uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -117,9 +118,12 @@ pub struct Config {
     /// `false` claims one entry per CAS, like a sequence of Chase-Lev pops and steals (GTaP's
     /// `chaselev` ablation). For measurements only.
     pub batched_claims: bool,
-    /// GPU: the queue structure (default [`Scheduler::WorkStealing`]);
-    /// [`Scheduler::GlobalQueue`] is the global-queue ablation. Not combined with the profiler.
+    /// GPU: the scheduler (default [`Scheduler::WorkFirst`]; [`Scheduler::SharedDeque`] and
+    /// [`Scheduler::GlobalQueue`] are ablations). The global queue is not combined with the profiler.
     pub scheduler: Scheduler,
+    /// GPU: how user data crosses to and from the device (default: pinned staging chunks,
+    /// copied by up to 8 threads; see [`Transfer`]).
+    pub transfer: Transfer,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -146,6 +150,7 @@ impl Default for Config {
             profile_records: 0,
             batched_claims: true,
             scheduler: Scheduler::WorkFirst,
+            transfer: Transfer::default(),
             backend: Backend::Auto,
         }
     }
@@ -238,6 +243,7 @@ impl Config {
                 "0 with Scheduler::GlobalQueue (the profiler records the work-stealing scheduler)",
             );
         }
+        self.transfer.validate()?;
         if self.watchdog.is_zero() {
             return bad(
                 "watchdog",

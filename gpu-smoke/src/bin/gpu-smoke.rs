@@ -10,7 +10,7 @@ use gpu_smoke::{
     badq, bfib, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall, BadQueue,
     BlockFib, BlockMixed, Fib, Mixed, NQueens, Oob, Stall,
 };
-use gtap::{Backend, Config, Error, Runtime, Scheduler};
+use gtap::{Backend, Config, Error, Runtime, Scheduler, Transfer, TransferPath};
 
 const PTX: &str = include_str!(env!("GTAP_PTX"));
 
@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     };
 
     // ---- correctness ----
+    transfers(&mut t);
     for n in [0u32, 1, 2, 10, 20, 25] {
         match rt.run::<Fib, _>(fib, (n,)) {
             Ok(v) => {
@@ -587,6 +588,70 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Round trips through every transfer path (staged on one lane and on four lanes of small
+/// chunks, registered, direct): `upload`, `upload_into` that shrinks and that grows,
+/// `download` and `download_into`, each compared element for element.
+fn transfers(t: &mut Table) {
+    let paths = [
+        ("staged, 1 lane", TransferPath::Staged, 1, 4 << 20),
+        (
+            "staged, 4 lanes of 64 KiB chunks",
+            TransferPath::Staged,
+            4,
+            64 << 10,
+        ),
+        ("registered", TransferPath::Registered, 1, 4 << 20),
+        ("direct", TransferPath::Direct, 1, 4 << 20),
+    ];
+    for (name, path, threads, chunk_bytes) in paths {
+        let transfer = Transfer {
+            path,
+            threads,
+            chunk_bytes,
+        };
+        let r = gpu(Config {
+            transfer,
+            ..Config::default()
+        })
+        .and_then(|rt| {
+            let mut checked = 0;
+            let big: Vec<u32> = (0..3_000_001u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let mut buf = rt.upload(&big)?;
+            let cap = buf.capacity();
+            let mut out = vec![0u32; big.len()];
+            for len in [big.len(), 0, 1, 1000, 65_537, big.len() - 7] {
+                let data = &big[7..7 + len.min(big.len() - 7)];
+                rt.upload_into(&mut buf, data)?;
+                if buf.capacity() != cap {
+                    return Err(Error::Driver(format!("reallocated at {len}")));
+                }
+                rt.download_into(&buf, &mut out[..data.len()])?;
+                if out[..data.len()] != *data || rt.download(&buf)? != data {
+                    return Err(Error::Driver(format!("{len} elements differ")));
+                }
+                checked += data.len();
+            }
+            let grown: Vec<u64> = (0..1_000_003u64).map(|i| i * i).collect();
+            let mut small = rt.upload(&[1u64, 2])?;
+            rt.upload_into(&mut small, &grown)?;
+            if rt.download(&small)? != grown {
+                return Err(Error::Driver("grown buffer differs".into()));
+            }
+            Ok(checked + grown.len())
+        });
+        match r {
+            Ok(n) => t.row(
+                &format!("transfers: {name}"),
+                true,
+                format!("{n} elements round-tripped"),
+            ),
+            Err(e) => t.row(&format!("transfers: {name}"), false, e.to_string()),
+        }
     }
 }
 

@@ -22,6 +22,12 @@
 //! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
 //! thread; `cudarc`'s `CudaContext` owns the primary context.
 
+mod pipeline;
+mod staging;
+mod transfer;
+
+pub(crate) use transfer::DeviceBuffer;
+
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::mem::{size_of, MaybeUninit};
@@ -210,9 +216,9 @@ struct Inner {
 // bound (every method binds it first); the mapped record is only accessed by the thread that
 // holds `&mut self` or `&self` during a call.
 unsafe impl Send for Inner {}
-// SAFETY: the `&self` methods (upload, alloc_zeroed, download) only make thread-safe driver
-// calls on the bound context and read immutable handles; everything mutable (runs, pools, the
-// mapped error record, the progress buffer) is reached only through `&mut self`.
+// SAFETY: `&Inner` only reads immutable handles and flags (user data moves through
+// `transfer::Transfers`, beside it); everything mutable (runs, pools, the mapped error record,
+// the progress buffer) is reached only through `&mut self`.
 unsafe impl Sync for Inner {}
 
 const ROOT_RESULT_BYTES: usize = 4096;
@@ -934,51 +940,6 @@ impl Inner {
             },
         }
     }
-
-    fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
-        self.bind()?;
-        let bytes = std::mem::size_of_val(data);
-        let buf = DeviceBuffer {
-            ptr: dev_alloc(bytes.max(1))?,
-            bytes,
-            ctx: self.ctx.clone(),
-        };
-        if bytes > 0 {
-            // SAFETY: `buf` holds `bytes` bytes; `data` is valid for them.
-            check("cuMemcpyHtoD", unsafe {
-                sys::cuMemcpyHtoD_v2(buf.ptr, data.as_ptr().cast(), bytes)
-            })?;
-        }
-        Ok(buf)
-    }
-
-    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
-        self.bind()?;
-        let buf = DeviceBuffer {
-            ptr: dev_alloc(bytes.max(4))?,
-            bytes,
-            ctx: self.ctx.clone(),
-        };
-        // SAFETY: the allocation holds at least `bytes.max(4)` bytes, a multiple of 4 rounded up
-        // by the driver's allocation granularity.
-        check("cuMemsetD8", unsafe {
-            sys::cuMemsetD8_v2(buf.ptr, 0, bytes.max(4))
-        })?;
-        Ok(buf)
-    }
-
-    fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
-        self.bind()?;
-        let bytes = std::mem::size_of_val(out).min(buf.bytes);
-        if bytes > 0 {
-            // SAFETY: both sides hold at least `bytes` bytes; `T: Copy` and the caller reads
-            // bytes of valid `T`s back.
-            check("cuMemcpyDtoH", unsafe {
-                sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), buf.ptr, bytes)
-            })?;
-        }
-        Ok(())
-    }
 }
 
 impl Drop for Inner {
@@ -1018,13 +979,16 @@ impl Drop for Inner {
 /// A runtime on one GPU.
 pub(crate) struct GpuBackend {
     inner: Box<Inner>,
+    /// User data's copies. Declared after `inner`, so dropped after it: it holds the context
+    /// for the frees of its staging memory.
+    transfers: transfer::Transfers,
 }
 
 impl GpuBackend {
     pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
-        Ok(Self {
-            inner: Box::new(Inner::new(config, ptx)?),
-        })
+        let inner = Box::new(Inner::new(config, ptx)?);
+        let transfers = transfer::Transfers::new(inner.ctx.clone(), config.transfer)?;
+        Ok(Self { inner, transfers })
     }
 
     pub(crate) fn run<P: Program, T: TaskFn>(
@@ -1034,18 +998,6 @@ impl GpuBackend {
         stride: usize,
     ) -> Result<(T::Output, RunStats)> {
         self.inner.run::<P, T>(entry, args, stride)
-    }
-
-    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
-        self.inner.upload(data)
-    }
-
-    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
-        self.inner.alloc_zeroed(bytes)
-    }
-
-    pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
-        self.inner.download(buf, out)
     }
 }
 
@@ -1130,30 +1082,6 @@ impl Drop for ProfileRegion {
             if ptr != 0 {
                 // SAFETY: allocated by `dev_alloc` in `new`, freed once.
                 unsafe { sys::cuMemFree_v2(ptr) };
-            }
-        }
-    }
-}
-
-/// Device memory; freed on drop.
-pub(crate) struct DeviceBuffer {
-    ptr: u64,
-    bytes: usize,
-    ctx: Arc<CudaContext>,
-}
-
-impl DeviceBuffer {
-    pub(crate) fn ptr(&self) -> u64 {
-        self.ptr
-    }
-}
-
-impl Drop for DeviceBuffer {
-    fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: allocated by `dev_alloc` in this context and freed once.
-            unsafe {
-                let _ = sys::cuMemFree_v2(self.ptr);
             }
         }
     }
