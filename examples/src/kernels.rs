@@ -3,6 +3,7 @@
 use crate::apps::{
     bfs::{Bfs, BfsBlock, BfsMixed},
     binary_tree::{BinaryTree, BinaryTreeBlock},
+    chain::Chain,
     cilksort::CilkSort,
     constructs::Constructs,
     fib::{Fib, FibCutoff},
@@ -10,6 +11,7 @@ use crate::apps::{
     nqueens::NQueens,
     pruned_tree::{PrunedTree, PrunedTreeBlock},
     spmv::{Spmv, SpmvBlock},
+    uts::Uts,
 };
 
 gtap::kernel!(Fib);
@@ -28,3 +30,5 @@ gtap::kernel!(BfsBlock);
 gtap::kernel!(BfsMixed);
 gtap::kernel!(MergeSortMixed);
 gtap::kernel!(Constructs);
+gtap::kernel!(Chain);
+gtap::kernel!(Uts);

@@ -3,6 +3,7 @@
 
 pub mod bfs;
 pub mod binary_tree;
+pub mod chain;
 pub mod cilksort;
 pub mod constructs;
 pub mod fib;
@@ -11,3 +12,4 @@ pub mod nqueens;
 pub mod pruned_tree;
 pub mod seq;
 pub mod spmv;
+pub mod uts;
