@@ -37,8 +37,9 @@ pub fn chain_rayon(n: u32, x: u64) -> u64 {
 }
 
 /// Stack bytes a rayon thread needs per level of `chain_rayon` or `uts_rayon` recursion, with
-/// room to spare: about 0.4 KiB were measured per `chain_rayon` level in a release build (a
-/// 10^6 chain ran in a 400 MiB stack, not in 300 MiB); debug builds need more (`deep_pool`).
+/// room to spare. Measured in a release build on x86-64: a 10^6 chain overflowed 200 MiB and
+/// ran in 300 MiB (210 to 315 bytes a level); the 10^7-node tree (3,557 levels) overflowed
+/// 1 MiB and ran in 2 MiB. Debug builds get 8 times as much (`deep_pool`).
 const STACK_PER_LEVEL: usize = 1024;
 
 /// A rayon pool on every core whose threads' stacks hold `depth` levels of the recursive
@@ -132,8 +133,6 @@ pub const UTS_TREES: [UtsTree; 3] = [UTS_SMALL, UTS_MEDIUM, UTS_LARGE];
 pub struct UtsCount {
     /// Nodes, root included (what `apps::uts::uts` returns).
     pub nodes: u64,
-    /// Non-root nodes with children (for [`UtsParams::tasks`]).
-    pub internal: u64,
     /// The deepest node's depth (the root is at 0).
     pub max_depth: u32,
 }
@@ -172,7 +171,6 @@ pub fn uts_seq(p: &UtsParams, seed: u64) -> UtsCount {
         count.max_depth = count.max_depth.max(depth);
         let n = children(p, state, depth);
         if n > 0 {
-            count.internal += 1;
             stack.push(Open {
                 state,
                 depth: depth + 1,

@@ -52,7 +52,7 @@ proptest! {
         let mut rt = cpu();
         let (nodes, tasks) = uts_tasks(&mut rt, p, seed);
         prop_assert_eq!(nodes, expected.nodes);
-        prop_assert_eq!(tasks, p.tasks(expected.nodes, expected.internal));
+        prop_assert_eq!(tasks, p.tasks(expected.nodes));
         prop_assert_eq!(uts_rayon(&p, seed), expected.nodes);
     }
 }
@@ -82,7 +82,7 @@ fn chain_of_100k_runs_with_the_default_config() {
 fn uts_without_grandchildren_is_the_root_and_its_children() {
     let p = UtsParams::new(17, 4, 0.0, 0);
     let c = uts_seq(&p, 9);
-    assert_eq!((c.nodes, c.internal, c.max_depth), (18, 0, 1));
+    assert_eq!((c.nodes, c.max_depth), (18, 1));
     assert_eq!(uts_tasks(&mut cpu(), p, 9), (18, 18 + 15));
 }
 
@@ -109,11 +109,7 @@ fn small_uts_tree_on_the_default_config() {
         ..Config::default()
     })
     .unwrap();
-    let expected = uts_seq(&p, t.seed);
-    assert_eq!(
-        uts_tasks(&mut rt, p, t.seed),
-        (t.nodes, p.tasks(t.nodes, expected.internal))
-    );
+    assert_eq!(uts_tasks(&mut rt, p, t.seed), (t.nodes, p.tasks(t.nodes)));
     let deep = deep_pool(u64::from(t.max_depth));
     assert_eq!(deep.install(|| uts_rayon(&p, t.seed)), t.nodes);
 }

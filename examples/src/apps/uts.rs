@@ -67,14 +67,16 @@ impl UtsParams {
         self.q_threshold as f64 / 18_446_744_073_709_551_616.0
     }
 
-    /// How many tasks `uts` runs for a tree of `nodes` nodes of which `internal` non-root
-    /// nodes have children: one per node, plus the range tasks of a node with `n > 2`
-    /// children (`n - 2` of them: a binary tree of ranges with `n` leaves has `n - 1` inner
-    /// ranges, the node's own task being the first).
+    /// How many tasks `uts` runs for a tree of `nodes` nodes: one per node, plus the range
+    /// tasks of each node with `n > 2` children (`n - 2` of them: a binary tree of ranges
+    /// with `n` leaves has `n - 1` inner ranges, the node's own task being the first). Every
+    /// non-root node is the root's child or one of `m` children of an inner node, so
+    /// `(nodes - 1 - b0) / m` non-root nodes have children.
     #[must_use]
-    pub fn tasks(&self, nodes: u64, internal: u64) -> u64 {
+    pub fn tasks(&self, nodes: u64) -> u64 {
         let ranges = |n: u32| u64::from(n.saturating_sub(2));
-        nodes + ranges(self.b0) + internal * ranges(self.m)
+        let inner = nodes.saturating_sub(1 + u64::from(self.b0)) / u64::from(self.m.max(1));
+        nodes + ranges(self.b0) + inner * ranges(self.m)
     }
 }
 
@@ -96,8 +98,12 @@ pub fn children(p: &UtsParams, state: u64, depth: u32) -> u32 {
     }
 }
 
-/// The per-node cost: `rounds` splitmix64 rounds over `state`, kept by `black_box`.
+/// The per-node cost: `rounds` splitmix64 rounds over `state`, kept by `black_box` (nothing
+/// at all when `rounds` is 0).
 pub fn node_work(state: u64, rounds: u32) {
+    if rounds == 0 {
+        return;
+    }
     let mut z = state;
     for _ in 0..rounds {
         z = splitmix64(z);

@@ -21,6 +21,9 @@
 //! tree thread vs block, the tree sweeps, the pruned tree at D = 32, SpMV and BFS with
 //! block-level tasks, and mergesort with block-level merges beside rayon. Their checksums are
 //! checked against the block references for the block size they ran with (1 on the CPU).
+//!
+//! Deep rows (`only=deep`; `deep.rs`): a chain of 10^6 dependent tasks (time per step) and
+//! UTS binomial trees of ~10^7 and ~10^9 nodes (CPU: ~10^5 and ~10^7), with `Config::default()`.
 
 use std::process::ExitCode;
 
@@ -43,6 +46,11 @@ use gtap_examples::{
         bfs_rayon, bfs_seq, spmv_block_seq, spmv_rayon, spmv_seq, traversed_edges, UNREACHED,
     },
 };
+
+// The deep rows live beside this file (a crate root looks for `mod` files next to it, where
+// cargo would take them for binaries).
+#[path = "bench/deep.rs"]
+mod deep;
 
 const USAGE: &str =
     "bench [--cpu|--gpu] [--reps N=10] [--workers N] [--block-threads N] [only=NAME,NAME..]";
@@ -1526,7 +1534,7 @@ fn main() -> ExitCode {
     let mut failed = false;
     // (name, tags, workload): `only=` takes names and tags.
     // `data`: the workloads that carry data, whose gtap rows print what a user pays.
-    let all: [(&str, &[&str], Workload); 18] = [
+    let all: [(&str, &[&str], Workload); 21] = [
         ("fib", &[], Bench::fib),
         ("nqueens", &[], Bench::nqueens),
         ("cilksort", &["data"], |b| b.sort("cilksort")),
@@ -1549,6 +1557,9 @@ fn main() -> ExitCode {
             Bench::mergesort_mixed,
         ),
         ("transfer", &["data"], Bench::transfer),
+        ("chain", &["deep"], Bench::chain),
+        ("uts_1e7", &["deep", "uts"], Bench::uts_small),
+        ("uts_1e9", &["deep", "uts"], Bench::uts_large),
     ];
     for (name, tags, f) in all {
         if !b.wants(name, tags) {
