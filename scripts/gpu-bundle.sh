@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 target_dir="${CARGO_TARGET_DIR:-target}"
 cargo build --release -p gtap-examples -p gpu-smoke
 rm -rf .carry && mkdir -p .carry
-for bin in fib nqueens mergesort cilksort binary_tree pruned_tree bfs spmv constructs bench sweep gpu-smoke atomic-rate; do
+for bin in fib nqueens mergesort cilksort binary_tree pruned_tree bfs spmv constructs chain uts bench sweep gpu-smoke atomic-rate; do
   cp "$target_dir/release/$bin" .carry/
   strip --strip-debug ".carry/$bin"  # the carry to the GPU machine is limited to 64 MiB
 done

@@ -8,6 +8,8 @@
 #          block-level workers (also part of quick).
 #   data:  what a user pays: gpu-smoke (every transfer path round-trips) and bench's split rows
 #          with the issue-11 targets and the transfer paths (ONLY= picks other rows, e.g. data).
+#   deep:  the chain of 10^6 dependent tasks and UTS binomial trees of ~10^7 and ~10^9 nodes,
+#          all with Config::default() (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -106,6 +108,19 @@ fi
 if [ "$mode" = data ]; then
   check "gpu-smoke (transfers, failure modes)" 180 $B/gpu-smoke quick
   check "bench: what a user pays"             560 $B/bench --gpu --reps "${REPS:-10}" only=${ONLY:-cilksort,mergesort_mixed,transfer}
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = deep ]; then
+  # Deep and unbalanced task trees with Config::default() (no --tasks-per-warp): every
+  # waiting ancestor holds a task record, so a scheduler that keeps a path's records in one
+  # warp's pool runs out here (PoolExhausted) before it runs out of parallelism.
+  check "chain of 10^6 dependent tasks"       120 $B/chain 1000000 --gpu --reps 3
+  check "UTS binomial 1e7 (9,336,063 nodes)"  120 $B/uts 1e7 --gpu --reps 3
+  check "UTS binomial 1e9 (1,026,459,151)"    300 $B/uts 1e9 --gpu --reps 3
+  if [ -n "$SAN" ]; then
+    check "memcheck chain 10^4"               240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 10000 --gpu
+    check "memcheck UTS b0 100, 1,057 nodes"  240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu
+    check "racecheck UTS b0 20, 339 nodes"    300 "$SAN" --tool racecheck --error-exitcode 9 $B/uts 20 2 0.45 3 --gpu
+  fi
 fi
 if [ "$mode" = bench ] || [ "$mode" = all ]; then
   check "atomic throughput"                   60 $B/atomic-rate

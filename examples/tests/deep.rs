@@ -113,3 +113,41 @@ fn small_uts_tree_on_the_default_config() {
     let deep = deep_pool(u64::from(t.max_depth));
     assert_eq!(deep.install(|| uts_rayon(&p, t.seed)), t.nodes);
 }
+
+/// Runs one of the deep binaries on the CPU executor; returns its exit code and output.
+fn run_bin(exe: &str, args: &[&str]) -> (Option<i32>, String) {
+    let o = std::process::Command::new(exe)
+        .args(args)
+        .arg("--cpu")
+        .output()
+        .expect("the binary runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), text)
+}
+
+#[test]
+fn chain_and_uts_binaries_check_their_results_and_refuse_bad_trees() {
+    let (chain_bin, uts_bin) = (env!("CARGO_BIN_EXE_chain"), env!("CARGO_BIN_EXE_uts"));
+    let (code, text) = run_bin(chain_bin, &["5000", "7"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("chain: OK") && text.contains("us per step"),
+        "{text}"
+    );
+    let (code, text) = run_bin(uts_bin, &["1e5"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("uts: OK") && text.contains("110047 nodes"),
+        "{text}"
+    );
+    let (code, text) = run_bin(uts_bin, &["30", "4", "0.2", "5", "3"]);
+    assert_eq!(code, Some(0), "{text}");
+    // q * m >= 1 may never end; an unknown name is neither a tree nor parameters.
+    assert_eq!(run_bin(uts_bin, &["30", "4", "0.25", "5"]).0, Some(2));
+    assert_eq!(run_bin(uts_bin, &["1e8"]).0, Some(2));
+    assert_eq!(run_bin(chain_bin, &["0"]).0, Some(2));
+}
