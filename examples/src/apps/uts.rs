@@ -23,12 +23,15 @@
 //! state; the children are at `depth`). More than one child: split the range in two tasks
 //! (the root's `b0` children and any `m > 2` fan out as a binary tree of ranges, since a task
 //! spawns at most `Config::max_children` between joins). One child: this task *is* that node:
-//! it spawns the two halves of its own children and returns `1 +` their counts. With `m = 2`
+//! a leaf returns 1; otherwise it spawns the range of its first `ceil(n / 2)` children and,
+//! when `n >= 2`, the range of the rest, and returns `1 +` their counts. With `m = 2`
 //! there is one task per node plus `b0 - 2` range tasks at the root ([`UtsParams::tasks`]).
 //! The host starts it as `uts(p, seed, 0, 0, 1)`.
 //!
 //! Refs: Olivier, Huan, Liu, Prins, Dinan, Sadayappan, Tseng, "UTS: An Unbalanced Tree Search
-//! Benchmark", LCPC 2006 (binomial trees, T3 family: `m = 2`, `q · m` just below 1).
+//! Benchmark", LCPC 2006. Its binomial sample trees have `q · m` just below 1 and `b0 = 2000`:
+//! T3 `m = 8, q = 0.124875`, T3L `m = 5, q = 0.200014`, T3XXL `m = 2, q = 0.499995` (sizes
+//! 4.1 · 10^6, 1.1 · 10^8, 2.8 · 10^9 with its SHA-1 states; ours differ, same distribution).
 
 use super::seq::splitmix64;
 
