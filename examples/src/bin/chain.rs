@@ -1,7 +1,7 @@
 //! `chain [N] [X]`: a chain of N dependent tasks (each spawns one child and joins it), checked
 //! against the sequential loop; prints the time per step. Runs with `Config::default()` plus
-//! the command-line options: a scheduler that holds a task record per waiting ancestor in one
-//! worker's pool needs `--tasks-per-warp` above N on the GPU.
+//! the command-line options. Every waiting ancestor holds a task record, all made by one
+//! worker: the shared-deque scheduler (`--scheduler shared`) needs `--tasks-per-warp` above N.
 
 use std::process::ExitCode;
 
@@ -11,7 +11,7 @@ use gtap_examples::{
     reference_deep,
 };
 
-const USAGE: &str = "chain [N=1000000] [X=1] [--cpu|--gpu] [--workers N] [--reps N] [--grid N] [--block N] [--tasks-per-warp N] [--max-registers N] [--scheduler ws|gq] [--profile DIR]";
+const USAGE: &str = "chain [N=1000000] [X=1] [--cpu|--gpu] [--workers N] [--reps N] [--grid N] [--block N] [--tasks-per-warp N] [--pool-bytes N] [--max-registers N] [--scheduler wf|shared|gq] [--profile DIR]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

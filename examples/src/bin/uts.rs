@@ -12,7 +12,7 @@ use gtap_examples::{
     reference_deep::{self, UtsTree, UTS_MEDIUM, UTS_TREES},
 };
 
-const USAGE: &str = "uts [TREE=1e7 (1e5|1e7|1e9)] [WORK=0] | uts B0 M Q SEED [WORK=0]; [--cpu|--gpu] [--workers N] [--reps N] [--grid N] [--block N] [--tasks-per-warp N] [--max-registers N] [--scheduler ws|gq] [--profile DIR]";
+const USAGE: &str = "uts [TREE=1e7 (1e5|1e7|1e9)] [WORK=0] | uts B0 M Q SEED [WORK=0]; [--cpu|--gpu] [--workers N] [--reps N] [--grid N] [--block N] [--tasks-per-warp N] [--pool-bytes N] [--max-registers N] [--scheduler wf|shared|gq] [--profile DIR]";
 
 /// The tree the positional arguments name, whether its shape is recorded (a named tree) or is
 /// still to be counted, and WORK.
