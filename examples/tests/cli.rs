@@ -33,7 +33,7 @@ fn a_bad_scheduler_names_the_choices() {
     let o = fib(&["12", "--cpu", "--scheduler", "fifo"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("--scheduler must be ws"), "{t}");
+    assert!(t.contains("--scheduler must be wf"), "{t}");
     assert!(t.contains("got `fifo`"), "{t}");
 }
 

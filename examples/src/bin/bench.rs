@@ -218,6 +218,18 @@ fn print_vs_rayon(rows: &[Timing], who: &str) {
     }
 }
 
+/// The line comparing the work-first scheduler's kernel median with the shared-deque
+/// ablation's (empty without the latter).
+fn scheduler_ratio(wf: &Timing, shared: Option<&Timing>) -> String {
+    match (wf.kernel_median, shared.and_then(|t| t.kernel_median)) {
+        (Some(a), Some(b)) => format!(
+            "  work first / shared deque (kernel): {a:.2} / {b:.2} ms = {:.2}x faster\n",
+            b / a
+        ),
+        _ => String::new(),
+    }
+}
+
 fn measure(
     name: &str,
     reps: usize,
@@ -782,6 +794,31 @@ impl Bench {
         format!("gtap ({})", self.rt.backend_name())
     }
 
+    /// On the GPU, the same workload under the previous scheduler ([`Scheduler::SharedDeque`],
+    /// with `tasks_per_warp` records per warp), as a row beside the work-first one; `None` on
+    /// the CPU.
+    fn shared_deque_row(
+        &self,
+        tasks_per_warp: u32,
+        mut f: impl FnMut(&mut Runtime) -> Result<(), String>,
+    ) -> Result<Option<Timing>, String> {
+        if !self.gpu {
+            return Ok(None);
+        }
+        let config = Config {
+            backend: self.rt_backend(),
+            scheduler: gtap::Scheduler::SharedDeque,
+            tasks_per_warp,
+            ..Config::default()
+        };
+        let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
+        let t = measure("gtap (gpu), shared deque (before)", self.reps, || {
+            f(&mut rt)?;
+            Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
+        })?;
+        Ok(Some(t))
+    }
+
     fn fib(&mut self) -> Result<(), String> {
         let n = if self.gpu { 40 } else { 32 };
         let expected = reference::fib_seq(n);
@@ -805,10 +842,19 @@ impl Bench {
                 .ok_or("seq wrong")?)
         })?;
         let tasks = self.rt.last_stats().map_or(0, |s| s.tasks);
+        let shared = self.shared_deque_row(8192, |rt| {
+            let r = rt.run::<Fib, _>(fib, (n,)).map_err(err)?;
+            (r == expected).then_some(()).ok_or(format!("fib({n}) = {r}"))
+        })?;
+        let ratio = scheduler_ratio(&gtap, shared.as_ref());
+        let mut rows = vec![gtap];
+        rows.extend(shared);
+        rows.extend([rayon, seq]);
         print_table(
             &format!("fib({n}), a task per call ({tasks} tasks in the last gtap run)"),
-            &[gtap, rayon, seq],
+            &rows,
         );
+        print!("{ratio}");
         Ok(())
     }
 
@@ -899,10 +945,24 @@ impl Bench {
                 .then_some(None)
                 .ok_or("seq wrong")?)
         })?;
+        let shared = self.shared_deque_row(8192, |rt| {
+            let count = rt.upload(&[0u64]).map_err(err)?;
+            rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))
+                .map_err(err)?;
+            let got = rt.download(&count).map_err(err)?[0];
+            (got == expected)
+                .then_some(())
+                .ok_or(format!("nqueens({n}) = {got}"))
+        })?;
+        let ratio = scheduler_ratio(&gtap, shared.as_ref());
+        let mut rows = vec![gtap];
+        rows.extend(shared);
+        rows.extend([rayon, seq]);
         print_table(
             &format!("nqueens({n}), detached tasks to depth {cutoff}"),
-            &[gtap, rayon, seq],
+            &rows,
         );
+        print!("{ratio}");
         Ok(())
     }
 

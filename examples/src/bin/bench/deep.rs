@@ -46,6 +46,19 @@ impl Bench {
                 .then_some(None)
                 .ok_or("seq wrong")?)
         })?;
+        // The shared-deque ablation needs 10^6 records in the chain's one warp pool.
+        let shared = self.shared_deque_row(1 << 20, |rt| {
+            let r = rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
+            (r == expected)
+                .then_some(())
+                .ok_or(format!("chain({n}) = {r:#x}"))
+        })?;
+        if let Some(t) = &shared {
+            println!(
+                "  shared deque (before, tasks_per_warp = 2^20): {:.4} us per step (kernel)",
+                t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
+            );
+        }
         let per_step = |t: &Timing| t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n);
         let line = format!(
             "  us per step: gtap {:.4}{}, rayon {:.4}, sequential {:.4} (the target is <= 0.5 on the GPU)",
