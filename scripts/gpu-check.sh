@@ -6,6 +6,10 @@
 #   block: the block-level and mixed-granularity checks only (also part of quick).
 #   gq:    the global-queue scheduler on every kind of program, and the profiler on
 #          block-level workers (also part of quick).
+#   data:  what a user pays: gpu-smoke (every transfer path round-trips) and bench's split rows
+#          with the issue-11 targets and the transfer paths (ONLY= picks other rows, e.g. data).
+#   deep:  the chain of 10^6 dependent tasks and UTS binomial trees of ~10^7 and ~10^9 nodes,
+#          all with Config::default() (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -43,6 +47,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "BFS, R-MAT 2^22 vertices"            180 $B/bfs rmat 22 --gpu --reps 3
   check "BFS, 2048 x 2048 grid"               180 $B/bfs grid 2048 2048 --gpu --reps 3
   check "SpMV 10^6 rows"                      120 $B/spmv random 1000000 64 --gpu --reps 3
+  check "constructs (places, generics, ?, loop values)" 120 $B/constructs --gpu
   check "profiled fib(36)"                    120 $B/fib 36 --gpu --profile "${PROFILE_DIR:-${OUT:-/tmp}/profile-fib36}"
   check "gpu-smoke (failure modes)"           180 $B/gpu-smoke quick
   check "template hello-gtap 10^7, profiled"  120 $B/hello-gtap 10000000 --gpu --profile /tmp/profile-hello-gtap
@@ -99,6 +104,23 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
     check "racecheck gq block tree D=8"       120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --scheduler gq
     check "memcheck profiled block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --profile /tmp/prof-san
     check "racecheck profiled block tree D=8" 120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --profile /tmp/prof-san2
+  fi
+fi
+if [ "$mode" = data ]; then
+  check "gpu-smoke (transfers, failure modes)" 180 $B/gpu-smoke quick
+  check "bench: what a user pays"             560 $B/bench --gpu --reps "${REPS:-10}" only=${ONLY:-cilksort,mergesort_mixed,transfer}
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = deep ]; then
+  # Deep and unbalanced task trees with Config::default() (no --tasks-per-warp): every
+  # waiting ancestor holds a task record, so a scheduler that keeps a path's records in one
+  # warp's pool runs out here (PoolExhausted) before it runs out of parallelism.
+  check "chain of 10^6 dependent tasks"       120 $B/chain 1000000 --gpu --reps 3
+  check "UTS binomial 1e7 (9,336,063 nodes)"  120 $B/uts 1e7 --gpu --reps 3
+  check "UTS binomial 1e9 (1,026,459,151)"    300 $B/uts 1e9 --gpu --reps 3
+  if [ -n "$SAN" ]; then
+    check "memcheck chain 10^4"               240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 10000 --gpu
+    check "memcheck UTS b0 100, 1,057 nodes"  240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu
+    check "racecheck UTS b0 20, 339 nodes"    300 "$SAN" --tool racecheck --error-exitcode 9 $B/uts 20 2 0.45 3 --gpu
   fi
 fi
 if [ "$mode" = bench ] || [ "$mode" = all ]; then

@@ -55,9 +55,16 @@ pub struct Opts {
     /// `--block-threads N`: threads per block of the block-level workers
     /// (`Config::block_threads`); `None` keeps `Config`'s default.
     pub block_threads: Option<u32>,
-    /// `--scheduler ws|gq`: the GPU scheduler (`Config::scheduler`; default ws, work
-    /// stealing; gq is the global-queue ablation).
+    /// `--scheduler wf|shared|gq`: the GPU scheduler (`Config::scheduler`; default wf, work
+    /// first; shared is the shared-deque ablation, gq the global-queue ablation).
     pub scheduler: Scheduler,
+    /// `--release-below N`, `--release-shift N`: the work-first release policy
+    /// (`Config::release_below`, `Config::release_shift`); `None` keeps the defaults.
+    pub release_below: Option<u32>,
+    /// See `release_below`.
+    pub release_shift: Option<u32>,
+    /// `--pool-bytes N`: `Config::gpu_pool_bytes`.
+    pub pool_bytes: Option<usize>,
     /// `--profile DIR`: profile the GPU runs and write the last one's batches, Perfetto trace
     /// and pictures to DIR (`--profile-records N` per worker, a warp or a block; default 4096).
     pub profile: Option<std::path::PathBuf>,
@@ -81,7 +88,10 @@ impl Opts {
             max_registers: None,
             granularity: Granularity::Thread,
             block_threads: None,
-            scheduler: Scheduler::WorkStealing,
+            scheduler: Scheduler::WorkFirst,
+            release_below: None,
+            release_shift: None,
+            pool_bytes: None,
             profile: None,
             profile_records: 4096,
             positional: Vec::new(),
@@ -116,14 +126,24 @@ impl Opts {
                 }
                 "--scheduler" => {
                     opts.scheduler = match args.next().as_deref() {
-                        Some("ws") => Scheduler::WorkStealing,
+                        Some("wf") => Scheduler::WorkFirst,
+                        Some("shared") => Scheduler::SharedDeque,
                         Some("gq") => Scheduler::GlobalQueue,
                         Some(v) => exit_usage(
-                            &format!("--scheduler must be ws (work stealing) or gq (one global queue), got `{v}`"),
+                            &format!("--scheduler must be wf (work first), shared (the shared-deque ablation) or gq (one global queue), got `{v}`"),
                             usage,
                         ),
                         None => exit_usage("--scheduler needs a value", usage),
                     };
+                }
+                "--release-below" => {
+                    opts.release_below = Some(parse_or_exit(args.next(), "--release-below", usage));
+                }
+                "--release-shift" => {
+                    opts.release_shift = Some(parse_or_exit(args.next(), "--release-shift", usage));
+                }
+                "--pool-bytes" => {
+                    opts.pool_bytes = Some(parse_or_exit(args.next(), "--pool-bytes", usage));
                 }
                 "--profile" => {
                     let dir = args
@@ -138,7 +158,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler ws|gq\n                  GPU scheduler: work stealing (default) or the global-queue ablation\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -198,6 +218,9 @@ impl Opts {
         }
         config.block = self.block.unwrap_or(config.block);
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
+        config.release_below = self.release_below.unwrap_or(config.release_below);
+        config.release_shift = self.release_shift.unwrap_or(config.release_shift);
+        config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);
         config.scheduler = self.scheduler;

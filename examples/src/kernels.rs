@@ -3,12 +3,15 @@
 use crate::apps::{
     bfs::{Bfs, BfsBlock, BfsMixed},
     binary_tree::{BinaryTree, BinaryTreeBlock},
+    chain::Chain,
     cilksort::CilkSort,
+    constructs::Constructs,
     fib::{Fib, FibCutoff},
     mergesort::{MergeSort, MergeSortMixed},
     nqueens::NQueens,
     pruned_tree::{PrunedTree, PrunedTreeBlock},
     spmv::{Spmv, SpmvBlock},
+    uts::Uts,
 };
 
 gtap::kernel!(Fib);
@@ -26,3 +29,6 @@ gtap::kernel!(SpmvBlock);
 gtap::kernel!(BfsBlock);
 gtap::kernel!(BfsMixed);
 gtap::kernel!(MergeSortMixed);
+gtap::kernel!(Constructs);
+gtap::kernel!(Chain);
+gtap::kernel!(Uts);

@@ -2,7 +2,8 @@
 //!
 //! `apps/` holds the task functions: the same source is compiled for the host (the CPU executor
 //! runs it) and, by `build.rs`, for `nvptx64-nvidia-cuda` (the GPU runs it). `reference` holds
-//! the sequential and rayon versions every run is checked and timed against; `host` the shared
+//! the sequential and rayon versions every run is checked and timed against
+//! (`reference_irregular`: BFS and SpMV; `reference_deep`: the chain and UTS); `host` the shared
 //! command-line plumbing of the programs in `src/bin/`.
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
 
@@ -15,5 +16,7 @@ pub mod host;
 pub mod inputs;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference_deep;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference_irregular;

@@ -21,7 +21,7 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn scheduler_values_run_and_are_checked() {
-    for s in ["ws", "gq"] {
+    for s in ["wf", "shared", "gq"] {
         let o = fib(&["12", "--cpu", "--scheduler", s]);
         assert!(o.status.success(), "--scheduler {s}: {}", text(&o));
         assert!(text(&o).contains("fib: OK"), "{}", text(&o));
@@ -33,7 +33,7 @@ fn a_bad_scheduler_names_the_choices() {
     let o = fib(&["12", "--cpu", "--scheduler", "fifo"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("--scheduler must be ws"), "{t}");
+    assert!(t.contains("--scheduler must be wf"), "{t}");
     assert!(t.contains("got `fifo`"), "{t}");
 }
 

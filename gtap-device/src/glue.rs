@@ -120,7 +120,106 @@ pub fn queue<Q: QueueIndex>(q: Q) -> u32 {
 
 // ---- Helpers for the code `#[gtap::function]` generates (gtap-macros). ----
 
-pub use crate::task::{kind_id, kind_of};
+/// The `?` operator in a task function: `e?` becomes `match branch(e) { Ok(v) => v, Err(r) =>
+/// return finish(from_residual(r)) }`, the stable spelling of `core::ops::Try` for the two
+/// types `?` is used with, `Option` and `Result`.
+#[diagnostic::on_unimplemented(
+    message = "the `?` operator in a #[gtap::function] applies to an `Option` or a `Result`, not to `{Self}`",
+    label = "not an `Option` or `Result`"
+)]
+pub trait Branch {
+    /// The value `?` yields when it does not return.
+    type Output;
+    /// What `?` returns with: `Option<Infallible>` or `Result<Infallible, E>`.
+    type Residual;
+    /// Splits the value into what `?` yields and what it returns.
+    ///
+    /// # Errors
+    ///
+    /// The residual (`None`, `Err(e)`) when `?` returns.
+    fn branch(self) -> Result<Self::Output, Self::Residual>;
+}
+
+impl<T> Branch for Option<T> {
+    type Output = T;
+    type Residual = Option<core::convert::Infallible>;
+    #[inline(always)]
+    fn branch(self) -> Result<T, Self::Residual> {
+        self.ok_or(None)
+    }
+}
+
+impl<T, E> Branch for Result<T, E> {
+    type Output = T;
+    type Residual = Result<core::convert::Infallible, E>;
+    #[inline(always)]
+    fn branch(self) -> Result<T, Self::Residual> {
+        self.map_err(Err)
+    }
+}
+
+/// The task's result built from what `?` returns with (`None`, or `Err(From::from(e))`).
+#[diagnostic::on_unimplemented(
+    message = "the `?` operator cannot return `{R}` from a #[gtap::function] that returns `{Self}`",
+    label = "this `?` returns early with the wrong kind of value",
+    note = "`?` on an `Option` needs a task returning an `Option`, `?` on a `Result<_, E>` one returning `Result<_, F>` with `F: From<E>`"
+)]
+pub trait FromResidual<R> {
+    /// The early-returned value.
+    fn from_residual(residual: R) -> Self;
+}
+
+impl<T> FromResidual<Option<core::convert::Infallible>> for Option<T> {
+    #[inline(always)]
+    fn from_residual(_: Option<core::convert::Infallible>) -> Self {
+        None
+    }
+}
+
+impl<T, E, F: From<E>> FromResidual<Result<core::convert::Infallible, E>> for Result<T, F> {
+    #[inline(always)]
+    fn from_residual(residual: Result<core::convert::Infallible, E>) -> Self {
+        match residual {
+            Err(e) => Err(From::from(e)),
+            Ok(never) => match never {},
+        }
+    }
+}
+
+/// `?`'s split of `value` (see [`Branch`]).
+///
+/// # Errors
+///
+/// The residual when `?` returns.
+#[inline(always)]
+pub fn branch<B: Branch>(value: B) -> Result<B::Output, B::Residual> {
+    value.branch()
+}
+
+/// The result `?` returns with (see [`FromResidual`]).
+#[inline(always)]
+pub fn from_residual<T: FromResidual<R>, R>(residual: R) -> T {
+    T::from_residual(residual)
+}
+
+/// `value`, typed like the zero-sized task-data field `_ty` (the value of a `let` over a
+/// construct that contains a join: every resume state reads it with the same type).
+#[inline(always)]
+#[must_use]
+pub fn typed<T>(value: T, _ty: *mut core::marker::PhantomData<T>) -> T {
+    value
+}
+
+/// The task-data field of a saved local, typed like the local: `spawn` into a place inside it
+/// (`counts[i] = task!(..)`) projects through the returned pointer, whose type rustc knows
+/// from the local even before the field's generic type is inferred.
+#[inline(always)]
+#[must_use]
+pub fn field_like<T>(field: *mut T, _local: &T) -> *mut T {
+    field
+}
+
+pub use crate::task::{kind_id, kind_id_mix, kind_of};
 use crate::task::{KindId, Step};
 
 /// Checks that a `task!` callee is a task function. Generated before each spawn so that a

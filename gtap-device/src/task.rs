@@ -62,6 +62,28 @@ pub const fn kind_id(path: &str) -> KindId {
     hash
 }
 
+/// The [`KindId`] of one instantiation of a generic task function: FNV-1a of `base` (the
+/// function's [`kind_id`]) continued over `parts`, the size and alignment of each type argument
+/// and the value of each const argument. Two instantiations whose type arguments have the same
+/// size and alignment (`f::<u64>`, `f::<i64>`) get the same id: [`program!`](crate::program)
+/// rejects a program that lists both.
+#[must_use]
+pub const fn kind_id_mix(base: KindId, parts: &[u64]) -> KindId {
+    let mut hash = base;
+    let mut i = 0;
+    while i < parts.len() {
+        let bytes = parts[i].to_le_bytes();
+        let mut j = 0;
+        while j < bytes.len() {
+            hash ^= bytes[j] as u32;
+            hash = hash.wrapping_mul(0x0100_0193);
+            j += 1;
+        }
+        i += 1;
+    }
+    hash
+}
+
 /// What one call of a task's state machine ended with.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -45,6 +45,11 @@ pub(crate) struct LocalDecl {
     pub(crate) borrow: Option<Span>,
     /// The `task!` that writes it, for messages.
     pub(crate) spawn_span: Option<Span>,
+    /// It receives task results into its fields or elements (`x[i] = task!(..)`): saved at a
+    /// join like any live local, the children write into its saved copy.
+    pub(crate) place_spawn: bool,
+    /// It receives task results whole (`let x = task!(..)`, `x = task!(..)`).
+    pub(crate) whole_spawn: bool,
 }
 
 /// What a node does besides its uses and defs.
@@ -52,10 +57,12 @@ pub(crate) struct LocalDecl {
 pub(crate) enum NodeKind {
     /// Evaluates expressions.
     Eval,
-    /// `task!` marker `marker`; its result (if captured) goes to `target`.
+    /// `task!` marker `marker`; its result (if captured) goes to `target`, or into a field
+    /// or element of `target` when `place`.
     Spawn {
         marker: usize,
         target: Option<LocalId>,
+        place: bool,
     },
     /// `taskwait!` marker `marker`.
     Wait { marker: usize },
@@ -209,6 +216,8 @@ impl Builder<'_> {
             param: None,
             borrow,
             spawn_span: None,
+            place_spawn: false,
+            whole_spawn: false,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -330,22 +339,70 @@ impl Builder<'_> {
                     Target::Let { ident, mutable } => {
                         Some(self.declare(ident.clone(), *mutable, None))
                     }
-                    Target::Assign { ident } => match self.resolve(ident) {
-                        Some(l) => Some(l),
-                        None => {
-                            self.cx.error_spanned_by(
-                                ident,
-                                format!("`{ident}` is not a local variable of this task function"),
-                            );
-                            None
+                    Target::Assign { ident } | Target::Place { root: ident, .. } => {
+                        match self.resolve(ident) {
+                            Some(l) => Some(l),
+                            None => {
+                                self.cx.error_spanned_by(
+                                    ident,
+                                    format!(
+                                        "`{ident}` is not a local variable of this task function: task!(..) writes its result to a local (or a field or element of one)"
+                                    ),
+                                );
+                                None
+                            }
                         }
-                    },
+                    }
                 };
+                let place = matches!(s.target, Target::Place { .. });
+                if let (Some(t), Target::Place { place: p, .. }) = (target, &s.target) {
+                    uses.extend(self.uses_of(p).into_iter().filter(|(l, _)| *l != t));
+                    if !self.body.locals[t.0].mutable {
+                        self.cx.error_spanned_by(
+                            p,
+                            format!(
+                                "cannot write a task result into `{}`: declare it mutable, `let mut {}`",
+                                p.to_token_stream()
+                                    .to_string()
+                                    .replace(" [", "[")
+                                    .replace(" . ", "."),
+                                self.body.locals[t.0].ident
+                            ),
+                        );
+                    }
+                }
                 if let Some(t) = target {
-                    self.body.locals[t.0].spawn_span.get_or_insert(s.span);
+                    let decl = &mut self.body.locals[t.0];
+                    decl.spawn_span.get_or_insert(s.span);
+                    if place {
+                        decl.place_spawn = true;
+                    } else {
+                        decl.whole_spawn = true;
+                    }
+                    if decl.place_spawn && decl.whole_spawn {
+                        let name = decl.ident.to_string();
+                        self.cx.error_at(
+                            s.span,
+                            format!(
+                                "`{name}` receives task results both whole and into its fields or elements: use a separate local for one of them"
+                            ),
+                        );
+                    }
                 }
                 self.body.spawn_target[id] = target;
-                self.push(NodeKind::Spawn { marker: id, target }, uses);
+                // `?` in an argument leaves the task before the child is spawned.
+                let args = self.push(NodeKind::Eval, Vec::new());
+                for a in &s.args {
+                    self.control_edges(args, a);
+                }
+                self.push(
+                    NodeKind::Spawn {
+                        marker: id,
+                        target,
+                        place,
+                    },
+                    uses,
+                );
             }
             Marker::Wait(w) => {
                 let uses = w

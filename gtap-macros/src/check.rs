@@ -1,14 +1,14 @@
 //! Markers the structure pass left in the body are misplaced: this pass reports each one with
 //! the reason (inside a closure, an async block, a nested item, another macro's arguments, or
-//! in expression position), and rejects the `?` operator, which would return from the step
-//! function rather than from the task.
+//! in expression position), and rejects the `?` operator inside another macro's arguments,
+//! where the lowering cannot turn it into the task's early return.
 //!
 //! Like async-trait's visitors, it does not lower anything inside closures, async blocks and
 //! nested items; it only looks there for markers.
 
 use crate::{
     diag::Ctxt,
-    tokens::{find_marker, marker_kind, MarkerKind, PLACEHOLDER},
+    tokens::{find_marker, find_question, marker_kind, MarkerKind, PLACEHOLDER},
 };
 use syn::visit::{self, Visit};
 
@@ -43,7 +43,7 @@ fn message(kind: MarkerKind, at: Where) -> String {
             "{m} cannot be used inside a nested item: only the #[gtap::function] itself is rewritten"
         ),
         Where::Body => match kind {
-            MarkerKind::Task => "task!(..) must be a statement of its own: `task!(f(..));`, `let x = task!(f(..));` or `x = task!(f(..));`".to_string(),
+            MarkerKind::Task => "task!(..) must be a statement of its own: `task!(f(..));`, `let x = task!(f(..));`, `x = task!(f(..));` or `x[i] = task!(f(..));`".to_string(),
             MarkerKind::Wait => "taskwait!() must be a statement of its own, not part of an expression".to_string(),
         },
     }
@@ -71,22 +71,17 @@ impl<'ast> Visit<'ast> for Checker<'_> {
         self.within(Where::Item, |s| visit::visit_item(s, i));
     }
 
-    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
-        if self.at == Where::Body {
-            self.cx.error_spanned_by(
-                t.question_token,
-                "the `?` operator cannot be used in a #[gtap::function]: match on the value and `return` explicitly",
-            );
-        }
-        visit::visit_expr_try(self, t);
-    }
-
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         if mac.path.is_ident(PLACEHOLDER) {
             return;
         }
         if let Some(kind) = marker_kind(&mac.path) {
             self.cx.error_spanned_by(mac, message(kind, self.at));
+        } else if let (Where::Body, Some(span)) = (self.at, find_question(mac.tokens.clone())) {
+            self.cx.error_at(
+                span,
+                "the `?` operator cannot be used inside the arguments of another macro in a #[gtap::function]: bind the value first, `let v = e?;`, and pass `v`",
+            );
         } else if let Some((kind, span)) = find_marker(mac.tokens.clone()) {
             let msg = if self.at == Where::Body {
                 format!(

@@ -16,6 +16,9 @@ use quote::quote;
 
 /// Expands `#[gtap::function(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Some(out) = associated(&item) {
+        return out;
+    }
     let mut cx = Ctxt::default();
     let args = parse_args(&mut cx, args);
     let Some(def) = parse_fn(&mut cx, item) else {
@@ -70,4 +73,38 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#marker #stubs #errors)
         }
     }
+}
+
+/// A function that names `Self` is an associated function (or a method) of a type: the macro
+/// cannot emit its marker struct inside an `impl`, so it reports that with the way to write it,
+/// and leaves the function with an empty body so that the `impl` around it still compiles.
+/// (Without `Self` the attribute cannot tell; rustc then reports "struct is not supported in
+/// `trait`s or `impl`s", see `docs/frontend.md`.)
+fn associated(item: &TokenStream) -> Option<TokenStream> {
+    let span = find_self(item.clone())?;
+    let f: syn::ItemFn = syn::parse2(item.clone()).ok()?;
+    let name = &f.sig.ident;
+    let error = syn::Error::new(
+        span,
+        format!(
+            "a #[gtap::function] cannot be an associated function or method of a type (its marker is a struct, which an `impl` cannot hold): define it at module level without `Self`, e.g. `fn {}_task(..)`, and spawn it with `task!({}_task(..))`",
+            name, name
+        ),
+    )
+    .to_compile_error();
+    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
+    Some(quote! {
+        #(#attrs)*
+        #[allow(unused_variables, reason = "the body was replaced after an error")]
+        #vis #sig { loop {} }
+        #error
+    })
+}
+
+fn find_self(tokens: TokenStream) -> Option<proc_macro2::Span> {
+    tokens.into_iter().find_map(|tt| match tt {
+        proc_macro2::TokenTree::Group(g) => find_self(g.stream()),
+        proc_macro2::TokenTree::Ident(id) if id == "Self" => Some(id.span()),
+        _ => None,
+    })
 }

@@ -10,11 +10,13 @@
 //! machine) → [`codegen`] (the items).
 //! Every problem is a spanned `syn::Error` collected in [`diag::Ctxt`]; the macro never panics.
 
+mod breaks;
 mod cfg;
 mod check;
 mod codegen;
 mod diag;
 mod expand;
+mod generic;
 mod liveness;
 mod lower;
 mod markers;

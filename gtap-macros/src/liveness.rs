@@ -5,9 +5,13 @@
 //!    `taskwait!()` joins every pending result. Reading or assigning a possibly-pending `x`,
 //!    spawning into it again, or leaving its scope or the function while it may be pending are
 //!    errors.
+//!    A local that receives results into its fields or elements (`x[i] = task!(..)`) is
+//!    pending like a whole result (not read, assigned or left before the join), but may receive
+//!    more results into its elements while pending.
 //! 2. **Liveness** (backward gen/kill): `live_in = uses ∪ (live_out − defs)`, where a
-//!    `taskwait!()` defines the results that are surely pending there (they are written by the
-//!    children and read back from the task-data struct). The set saved across wait `w` is
+//!    `taskwait!()` defines the whole results that are surely pending there (they are written
+//!    by the children and read back from the task-data struct); a place root is not defined
+//!    there (its other elements keep their values), so it is saved like any live local. The set saved across wait `w` is
 //!    `live_out(w)` minus those results; the set restored after it is `live_out(w)`.
 //!
 //! # Convergence
@@ -83,6 +87,8 @@ pub(crate) struct LivenessInfo {
     /// Locals named (read or written) on some path after each wait before their scope ends:
     /// those that are not live are declared without a value (`let x;`) in the resume code.
     pub(crate) mentioned_after: Vec<BitSet>,
+    /// Locals read on some path after each wait before their scope ends.
+    pub(crate) read_after: Vec<BitSet>,
 }
 
 #[derive(Clone)]
@@ -158,11 +164,20 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             }
         }
     }
+    // The results a wait joins whole: surely pending there, and not place roots (a local
+    // that receives results into its elements keeps its other elements: it is saved and
+    // restored like any live local, the children write into its saved copy).
     let must_at = |k: usize| {
-        input[k]
+        let mut m = input[k]
             .as_ref()
             .map(|p| p.must.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        for (i, d) in body.locals.iter().enumerate() {
+            if d.place_spawn {
+                m.remove(LocalId(i));
+            }
+        }
+        m.normalized()
     };
 
     // ---- liveness: backward ----
@@ -221,7 +236,34 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         }
     }
 
+    // ---- reads: as mentions, uses only ----
+    let mut read_in = vec![BitSet::default(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let node = &body.nodes[k];
+            let mut m = live_out_of(&read_in, k);
+            for l in &node.scope_end {
+                m.remove(*l);
+            }
+            for (u, _) in &node.uses {
+                m.insert(*u);
+            }
+            let m = m.normalized();
+            if m != read_in[k] {
+                read_in[k] = m;
+                changed = true;
+            }
+        }
+    }
+
     let info = LivenessInfo {
+        read_after: body
+            .waits
+            .iter()
+            .map(|w| live_out_of(&read_in, w.node.0).normalized())
+            .collect(),
         mentioned_after: body
             .waits
             .iter()
@@ -234,7 +276,43 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
     };
+    let info = keep_loop_outer(body, info);
     report(cx, body, &input, &info);
+    info
+}
+
+/// A local declared outside a loop that contains wait `w`, and written after `w` on every path
+/// before it is read again, is not live after `w`; but the resume state mirrors the loop as
+/// `loop { if first { REST } else { FULL } }`, and rustc cannot see that `FULL` runs only after
+/// `REST` assigned it (E0381). Such locals are saved and restored like live ones.
+fn keep_loop_outer(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
+    for (w, wait) in body.waits.iter().enumerate() {
+        let Some(k) = wait
+            .path
+            .iter()
+            .rposition(|(_, step)| *step == crate::cfg::PathStep::LoopBody)
+        else {
+            continue;
+        };
+        // `visible[i + 1]` is the block holding `path[i]`: levels `..=k + 1` are outside the loop.
+        for level in wait.visible.iter().take(k + 2) {
+            for l in level {
+                // The temporaries of `let v = loop { .. }` are only assigned in the loop (by
+                // its breaks) and read after it: never read by `FULL`, and unset at the wait.
+                let temp = body.locals[l.0]
+                    .ident
+                    .to_string()
+                    .starts_with("__gtap_value_");
+                if !temp
+                    && info.read_after[w].contains(*l)
+                    && !info.live_after[w].contains(*l)
+                    && !info.joined[w].contains(*l)
+                {
+                    info.live_after[w].insert(*l);
+                }
+            }
+        }
+    }
     info
 }
 
@@ -247,13 +325,19 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
         for (u, span) in &node.uses {
             if p.may.contains(*u) && !reported.contains(*u) {
                 reported.insert(*u);
-                cx.error_at(
-                    *span,
+                let msg = if body.locals[u.0].place_spawn {
+                    format!(
+                        "`{}` is used while a task!(..) writes into it: until the taskwait!() that joins it, `{}` may only receive more task results; move this use before the task!(..) or after the taskwait!()",
+                        name(*u),
+                        name(*u)
+                    )
+                } else {
                     format!(
                         "`{}` is read before the taskwait!() that joins its task!(..): add taskwait!() before this use",
                         name(*u)
-                    ),
-                );
+                    )
+                };
+                cx.error_at(*span, msg);
             }
         }
         for (d, span) in &node.defs {
@@ -270,7 +354,9 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
         }
         match node.kind {
             NodeKind::Spawn {
-                target: Some(t), ..
+                target: Some(t),
+                place: false,
+                ..
             } if p.may.contains(t) && !reported.contains(t) => {
                 reported.insert(t);
                 if let Some(span) = body.locals[t.0].spawn_span {

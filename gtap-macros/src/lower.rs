@@ -32,10 +32,10 @@ use crate::{
     cfg::{Body, LocalId, PathStep},
     diag::Ctxt,
     liveness::{BitSet, LivenessInfo},
-    markers::{Marker, Spawn, Wait},
+    markers::{Marker, Spawn, Target, Wait},
     parse::TaskFnDef,
     structure::placeholder_id,
-    tokens::contains_marker,
+    tokens::{contains_marker, TYPED},
 };
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -55,6 +55,9 @@ pub(crate) struct Field {
 pub(crate) struct StateMachine {
     /// Fields after `args`, in declaration order.
     pub(crate) fields: Vec<Field>,
+    /// Zero-sized `PhantomData` fields (name, generic) that give the temporaries of `let`s
+    /// over constructs one type in every state (see `RewriteTyped`).
+    pub(crate) type_fields: Vec<(Ident, Ident)>,
     /// Whether there is any wait (then the body is a dispatch loop).
     pub(crate) joins: bool,
     /// The step function's code after the prologue.
@@ -80,6 +83,8 @@ pub(crate) fn lower(
 ) -> StateMachine {
     let mut block = block.clone();
     RewriteReturn.visit_block_mut(&mut block);
+    let mut typed = RewriteTyped::default();
+    typed.visit_block_mut(&mut block);
     let mut wanted = BitSet::default();
     for live in &info.live_after {
         for l in live.iter() {
@@ -137,24 +142,77 @@ pub(crate) fn lower(
     } else {
         start
     };
+    let type_fields = typed
+        .temps
+        .into_iter()
+        .enumerate()
+        .map(|(k, name)| (name, format_ident!("T{}", k)))
+        .collect();
     StateMachine {
         fields: lw.fields,
+        type_fields,
         joins,
         body: code,
     }
+}
+
+/// `__gtap_typed!(tmp)` → `typed(tmp, &raw mut (*frame).__gtap_type_tmp)`: each `let` over a
+/// construct with markers reads its value from a temporary declared in every state that
+/// reaches it, and assigned in only some of them (in state 0 the assignments after a wait are
+/// not emitted). The zero-sized `PhantomData<T>` field gives all states one type `T` for it.
+#[derive(Default)]
+struct RewriteTyped {
+    /// The field names, in order.
+    temps: Vec<Ident>,
+}
+
+impl VisitMut for RewriteTyped {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Macro(m) = e {
+            if m.mac.path.is_ident(TYPED) {
+                let Ok(tmp) = syn::parse2::<Ident>(m.mac.tokens.clone()) else {
+                    return;
+                };
+                let field = format_ident!("__gtap_type_{}", tmp);
+                self.temps.push(field.clone());
+                *e = Expr::Verbatim(quote! {
+                    ::gtap::__private::typed(#tmp, unsafe { &raw mut (*__gtap_frame).#field })
+                });
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 fn state_lit(wait: usize) -> syn::LitInt {
     syn::LitInt::new(&(wait + 1).to_string(), Span::call_site())
 }
 
-/// `return e` → `return __gtap_result.finish(e)`, outside closures, async blocks and items.
+/// `return e` → `return __gtap_result.finish(e)` and `e?` → `match branch(e) { Ok(v) => v,
+/// Err(r) => return __gtap_result.finish(from_residual(r)) }`, outside closures, async blocks
+/// and items.
 struct RewriteReturn;
 
 impl VisitMut for RewriteReturn {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::Try(t) => {
+                self.visit_expr_mut(&mut t.expr);
+                let value = &t.expr;
+                let span = t.question_token.span;
+                let tokens = quote_spanned! {span=>
+                    match ::gtap::__private::branch(#value) {
+                        ::core::result::Result::Ok(__gtap_v) => __gtap_v,
+                        ::core::result::Result::Err(__gtap_r) => {
+                            return __gtap_result.finish(::gtap::__private::from_residual(__gtap_r))
+                        }
+                    }
+                };
+                *e = Expr::Verbatim(tokens);
+            }
             Expr::Return(r) => {
                 if let Some(x) = &mut r.expr {
                     self.visit_expr_mut(x);
@@ -209,7 +267,13 @@ impl Lower<'_> {
         });
         let code = self.stmts(&block.stmts);
         let end = self.unit_end();
+        // A parameter read only after a join is unused in state 0 (it is read in the resume
+        // state from `args`).
+        let allow = (!self.body.waits.is_empty()).then(
+            || quote!(#[allow(unused_variables, reason = "parameters read only after a join")]),
+        );
         quote! {
+            #allow
             let (#(#pats,)*) = unsafe { (*__gtap_frame).args };
             #code
             #end
@@ -408,7 +472,11 @@ impl Lower<'_> {
     fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
         let f = &sp.func;
         let n = proc_macro2::Literal::usize_unsuffixed(sp.args.len());
-        let args = &sp.args;
+        // `?` in an argument returns from the task, as anywhere in the body.
+        let mut args = sp.args.clone();
+        for a in &mut args {
+            RewriteReturn.visit_expr_mut(a);
+        }
         let (queue_let, queue) = match &sp.queue {
             Some(q) => (
                 quote!(let __gtap_queue = ::gtap::__private::queue(#q);),
@@ -416,12 +484,25 @@ impl Lower<'_> {
             ),
             None => (TokenStream::new(), quote!(0)),
         };
-        let dst = match self.body.spawn_target.get(id).copied().flatten() {
-            Some(l) => {
+        let dst = match (
+            self.body.spawn_target.get(id).copied().flatten(),
+            &sp.target,
+        ) {
+            (Some(l), Target::Place { root, place }) => {
+                // The element of the root's task-data field: written by the child after this
+                // step has saved the root there (children run only after the step returns).
+                let field = self.place(l);
+                let projected = reroot(place, &quote!((*__gtap_root)));
+                quote!({
+                    let __gtap_root = ::gtap::__private::field_like(&raw mut #field, &#root);
+                    &raw mut #projected
+                })
+            }
+            (Some(l), _) => {
                 let place = self.place(l);
                 quote!(&raw mut #place)
             }
-            None => quote!(::gtap::__private::discard(&#f)),
+            (None, _) => quote!(::gtap::__private::discard(&#f)),
         };
         let check = quote_spanned!(f.path.segments.last().map_or(sp.span, |s| s.ident.span())=>
             ::gtap::__private::arity::<_, #n>(&#f));
@@ -470,6 +551,23 @@ impl Lower<'_> {
     }
 }
 
+/// `place` (fields and indexes over a local, see [`crate::markers::place_root`]) with its root
+/// local replaced by `root`.
+fn reroot(place: &Expr, root: &TokenStream) -> TokenStream {
+    match place {
+        Expr::Field(f) => {
+            let (base, member) = (reroot(&f.base, root), &f.member);
+            quote!(#base.#member)
+        }
+        Expr::Index(i) => {
+            let (base, index) = (reroot(&i.expr, root), &i.index);
+            quote!(#base[#index])
+        }
+        Expr::Paren(p) => reroot(&p.expr, root),
+        _ => root.clone(),
+    }
+}
+
 fn resume_loop(label: &Option<syn::Label>, inner: &TokenStream, full: &TokenStream) -> TokenStream {
     quote! {
         let mut __gtap_first = true;
@@ -480,6 +578,6 @@ fn resume_loop(label: &Option<syn::Label>, inner: &TokenStream, full: &TokenStre
             } else {
                 #full
             }
-        }
+        };
     }
 }

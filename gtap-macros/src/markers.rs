@@ -1,7 +1,8 @@
 //! The marker statements `task!(..)` and `taskwait!(..)`, parsed from their tokens.
 //!
 //! Accepted forms (anything else is a spanned error naming the expected syntax):
-//! - `task!(f(a, b))`, `let x = task!(f(..));`, `x = task!(f(..));`
+//! - `task!(f(a, b))`, `let x = task!(f(..));`, `x = task!(f(..));`, `place = task!(f(..));`
+//!   with `place` a field or element of a local (`counts[i]`, `s.x`, `arr[i].0`)
 //! - `task!(queue = q, f(..))` in each of the above
 //! - `taskwait!()`, `taskwait!(queue = q)`
 
@@ -21,6 +22,10 @@ pub(crate) enum Target {
     Let { ident: Ident, mutable: bool },
     /// `x = task!(f(..));`
     Assign { ident: Ident },
+    /// `place = task!(f(..));` with `place` a field or element inside local `root`
+    /// (`counts[i]`, `s.x`, `arr[i].0`): the child writes the element of `root`'s task-data
+    /// field; see [`crate::lower`].
+    Place { root: Ident, place: Box<Expr> },
 }
 
 /// A parsed `task!`.
@@ -132,4 +137,16 @@ pub(crate) fn parse_wait(mac: &syn::Macro) -> syn::Result<Wait> {
         Ok(Wait { queue })
     };
     parser.parse2(mac.tokens.clone())
+}
+
+/// The local at the root of a place expression made of fields and indexes (`x`, `x.f`,
+/// `x[i]`, `x[i].f.0`, parenthesized), or `None` for any other expression.
+pub(crate) fn place_root(e: &Expr) -> Option<&Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        Expr::Field(f) => place_root(&f.base),
+        Expr::Index(i) => place_root(&i.expr),
+        Expr::Paren(p) => place_root(&p.expr),
+        _ => None,
+    }
 }

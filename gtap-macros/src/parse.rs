@@ -1,8 +1,8 @@
 //! The macro's input: the attribute arguments and the function, checked for the signature rules
 //! of a task function.
 //!
-//! A task function is a free, non-generic, non-async fn whose parameters are plain (optionally
-//! `mut`) identifiers of owned, `Copy + 'static` types: they are copied into the child's
+//! A task function is a free, non-async fn, generic over types and consts (not lifetimes), whose
+//! parameters are plain (optionally `mut`) identifiers of owned, `Copy + 'static` types: they are copied into the child's
 //! task-data struct at the spawn. Signature problems are reported here; the body is left to the
 //! later stages.
 
@@ -38,6 +38,8 @@ pub(crate) struct TaskFnDef {
     pub(crate) vis: Visibility,
     /// The function's name: also the marker's name.
     pub(crate) ident: Ident,
+    /// Type and const parameters and the where clause (`fn sum<T: Add, const N: usize>`).
+    pub(crate) generics: syn::Generics,
     /// Parameters in declaration order.
     pub(crate) params: Vec<Param>,
     /// The return type; `None` for `()`.
@@ -114,9 +116,21 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
     if let Some(t) = &sig.abi {
         cx.error_spanned_by(t, "a task function cannot have an `extern` ABI");
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        cx.error_spanned_by(&sig.generics, "a task function cannot be generic");
+    let mut generics = sig.generics.clone();
+    for p in &sig.generics.params {
+        if let syn::GenericParam::Lifetime(l) = p {
+            cx.error_spanned_by(
+                l,
+                "a task function cannot have lifetime parameters: its arguments are copied into the child's task-data struct and must be `'static`; pass a `gtap::Slice<T>` instead of a reference",
+            );
+        }
     }
+    // Reported above; the marker and stubs are generic over types and consts only.
+    generics.params = generics
+        .params
+        .into_iter()
+        .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        .collect();
     if let Some(v) = &sig.variadic {
         cx.error_spanned_by(v, "a task function cannot be variadic");
     }
@@ -179,6 +193,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         attrs,
         vis: f.vis.clone(),
         ident: sig.ident.clone(),
+        generics,
         params,
         output,
         body: *f.block,

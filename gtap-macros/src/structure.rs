@@ -14,9 +14,10 @@
 //!   marker. Markers left in the body afterwards are misplaced: [`crate::check`] reports them.
 
 use crate::{
+    breaks::{self, Carry},
     diag::Ctxt,
-    markers::{parse_spawn, parse_wait, Marker, Target},
-    tokens::{contains_marker, marker_kind, MarkerKind, PLACEHOLDER},
+    markers::{parse_spawn, parse_wait, place_root, Marker, Target},
+    tokens::{contains_marker, marker_kind, MarkerKind, PLACEHOLDER, TYPED},
 };
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
@@ -48,12 +49,22 @@ impl Tail {
     fn carries(&self) -> bool {
         matches!(self, Tail::Return | Tail::Assign(_))
     }
+
+    /// Where the `break` values of a loop or labelled block in this position go.
+    fn carry(&self) -> Option<Carry<'_>> {
+        match self {
+            Tail::Return => Some(Carry::Return),
+            Tail::Assign(x) => Some(Carry::Assign(x)),
+            Tail::UnitBody | Tail::Keep => None,
+        }
+    }
 }
 
 struct Pass<'a> {
     cx: &'a mut Ctxt,
     markers: Vec<Marker>,
     next_for: usize,
+    next_value: usize,
 }
 
 /// Runs the pass on a function body; `unit` when the function returns `()`.
@@ -62,6 +73,7 @@ pub(crate) fn structure(cx: &mut Ctxt, mut body: Block, unit: bool) -> Structure
         cx,
         markers: Vec::new(),
         next_for: 0,
+        next_value: 0,
     };
     let tail = if unit { Tail::UnitBody } else { Tail::Return };
     pass.block(&mut body, tail);
@@ -180,18 +192,39 @@ impl Pass<'_> {
                 out.push(self.marker(&m.mac, Target::Detached, &m));
             }
             Stmt::Local(local) if is_construct_init(&local) => {
-                // `let x = <construct with markers>;` → `let x; <construct with `x = tail;`>`
+                // `let PAT = <construct with markers> [else ..];` → `let tmp; <construct with
+                // `tmp = tail;`> let PAT = tmp [else ..];`: the pattern binds after the
+                // construct, so `let x = { .. x .. }` still reads the outer `x` inside.
                 let Some(init) = local.init else { return };
-                let Some(Target::Let { ident, .. }) = let_target(&local.pat) else {
-                    return;
+                let tmp = Ident::new(
+                    &format!("__gtap_value_{}", self.next_value),
+                    Span::call_site(),
+                );
+                self.next_value += 1;
+                let decl = match &local.pat {
+                    Pat::Type(pt) => {
+                        let ty = &pt.ty;
+                        quote!(let #tmp: #ty;)
+                    }
+                    _ => quote!(let #tmp;),
                 };
+                if let Ok(s) = syn::parse2::<Stmt>(decl) {
+                    out.push(s);
+                }
+                let mut e = *init.expr;
+                while let Expr::Paren(p) = e {
+                    e = *p.expr;
+                }
+                self.construct(&mut e, Tail::Assign(tmp.clone()));
+                out.push(Stmt::Expr(e, Some(Default::default())));
                 out.push(Stmt::Local(syn::Local {
-                    init: None,
+                    init: Some(syn::LocalInit {
+                        eq_token: init.eq_token,
+                        expr: Box::new(typed_expr(&tmp)),
+                        diverge: init.diverge,
+                    }),
                     ..local
                 }));
-                let mut e = *init.expr;
-                self.construct(&mut e, Tail::Assign(ident));
-                out.push(Stmt::Expr(e, None));
             }
             Stmt::Local(local) if is_task_init(&local) => {
                 let target = match let_target(&local.pat) {
@@ -212,14 +245,36 @@ impl Pass<'_> {
                 }
                 out.push(self.marker(&m.mac, target, &local));
             }
-            Stmt::Expr(Expr::Assign(a), semi) if is_task_assign(&a) => {
-                let _ = semi;
-                let Expr::Path(p) = &*a.left else { return };
+            Stmt::Expr(Expr::Assign(a), _) if is_task_macro(&a.right) => {
                 let Expr::Macro(m) = &*a.right else { return };
-                let Some(ident) = p.path.get_ident().cloned() else {
-                    return;
+                let target = match (&*a.left, place_root(&a.left)) {
+                    (Expr::Path(_), Some(ident)) => Target::Assign {
+                        ident: ident.clone(),
+                    },
+                    (_, Some(root)) => Target::Place {
+                        root: root.clone(),
+                        place: a.left.clone(),
+                    },
+                    (other, None) => {
+                        self.cx.error_spanned_by(
+                            other,
+                            "task!(..) can write its result to a local or to a field or element inside one (`x`, `x.f`, `x[i]`): for anything else, write `let r = task!(f(..));` and store `r` after the taskwait!()",
+                        );
+                        return;
+                    }
                 };
-                out.push(self.marker(&m.mac, Target::Assign { ident }, &a));
+                out.push(self.marker(&m.mac, target, &a));
+            }
+            Stmt::Expr(Expr::Binary(b), _) if is_task_macro(&b.right) && is_compound(&b.op) => {
+                let op = &b.op;
+                self.cx.error_spanned_by(
+                    b.op,
+                    format!(
+                        "task!(..) cannot be combined with `{}`: write `let r = task!(f(..));` and, after the taskwait!(), `x {} r;`",
+                        op.to_token_stream(),
+                        op.to_token_stream()
+                    ),
+                );
             }
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
                 if let Expr::ForLoop(f) = &e {
@@ -305,24 +360,32 @@ impl Pass<'_> {
                     }
                 }
             }
-            Expr::Block(b) => self.block(&mut b.block, tail),
+            Expr::Block(b) => {
+                if let (Some(label), Some(carry)) = (&b.label, tail.carry()) {
+                    breaks::rewrite(&mut b.block, Some(label), false, &carry);
+                }
+                self.block(&mut b.block, tail);
+            }
             Expr::Unsafe(b) => self.block(&mut b.block, tail),
-            Expr::Loop(l) => self.block(&mut l.body, Tail::Keep),
+            Expr::Loop(l) => {
+                if let Some(carry) = tail.carry() {
+                    breaks::rewrite(&mut l.body, l.label.as_ref(), true, &carry);
+                }
+                self.block(&mut l.body, Tail::Keep);
+            }
             Expr::While(w) => self.block(&mut w.body, Tail::Keep),
             Expr::ForLoop(f) => self.block(&mut f.body, Tail::Keep),
             _ => {}
         }
     }
 
-    /// `for pat in a..b { body }` → a counter loop (see the module docs); `None` after an error.
+    /// `for pat in a..b { body }` / `a..=b` → a counter loop (see the module docs); `None`
+    /// after an error. The bounds go through a `Range` (`RangeInclusive`) so that they unify
+    /// to one type, as in `for i in 0..n` with `n: u64`.
     fn desugar_for(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let range = match &*f.expr {
-            Expr::Range(r)
-                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-                    && r.start.is_some()
-                    && r.end.is_some() =>
-            {
-                r
+        let (range, inclusive) = match &*f.expr {
+            Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
+                (r, matches!(r.limits, syn::RangeLimits::Closed(_)))
             }
             Expr::Paren(p) if matches!(*p.expr, Expr::Range(_)) => {
                 return self.desugar_for(&syn::ExprForLoop {
@@ -333,7 +396,7 @@ impl Pass<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "a `for` loop containing taskwait!() must run over a range `a..b`: write a `while` loop for other iterators",
+                    "a `for` loop containing taskwait!() must run over a range `a..b` or `a..=b`: write a `while` loop for other iterators (their state is not kept across a join)",
                 );
                 return None;
             }
@@ -346,14 +409,31 @@ impl Pass<'_> {
         let label = &f.label;
         let pat = &f.pat;
         let stmts = &f.body.stmts;
-        let tokens = quote! {
-            {
-                let mut #next = #start_e;
-                let #end = #end_e;
-                #label while #next < #end {
-                    let #pat = #next;
-                    #next += 1;
-                    #(#stmts)*
+        let tokens = if inclusive {
+            let more = Ident::new(&format!("__gtap_more_{n}"), Span::call_site());
+            quote! {
+                {
+                    let (mut #next, #end) = (#start_e..=#end_e).into_inner();
+                    let mut #more = #next <= #end;
+                    #label while #more {
+                        let #pat = #next;
+                        if #next < #end { #next += 1; } else { #more = false; }
+                        #(#stmts)*
+                    }
+                }
+            }
+        } else {
+            let range_v = Ident::new(&format!("__gtap_range_{n}"), Span::call_site());
+            quote! {
+                {
+                    let #range_v = #start_e..#end_e;
+                    let mut #next = #range_v.start;
+                    let #end = #range_v.end;
+                    #label while #next < #end {
+                        let #pat = #next;
+                        #next += 1;
+                        #(#stmts)*
+                    }
                 }
             }
         };
@@ -374,23 +454,44 @@ fn is_task_macro(e: &Expr) -> bool {
 
 fn is_construct_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| {
-        i.diverge.is_none()
-            && matches!(
-                *i.expr,
-                Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_)
-            )
-            && has_markers(&i.expr)
-    }) && matches!(let_target(&local.pat), Some(Target::Let { .. }))
+        let mut e = &*i.expr;
+        while let Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        matches!(
+            e,
+            Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::Loop(_)
+        ) && has_markers(e)
+    })
+}
+
+/// `__gtap_typed!(tmp)`: the lowering ties the temporary's type to a zero-sized field of the
+/// task-data struct, so that every state agrees on it (see [`crate::lower`]).
+fn typed_expr(tmp: &Ident) -> Expr {
+    let name = Ident::new(TYPED, Span::call_site());
+    Expr::Macro(syn::ExprMacro {
+        attrs: Vec::new(),
+        mac: syn::Macro {
+            path: name.into(),
+            bang_token: Default::default(),
+            delimiter: syn::MacroDelimiter::Paren(Default::default()),
+            tokens: quote!(#tmp),
+        },
+    })
+}
+
+fn path_expr(x: &Ident) -> Expr {
+    Expr::Path(syn::ExprPath {
+        attrs: Vec::new(),
+        qself: None,
+        path: x.clone().into(),
+    })
 }
 
 fn assign_expr(x: &Ident, e: Expr) -> Expr {
     Expr::Assign(syn::ExprAssign {
         attrs: Vec::new(),
-        left: Box::new(Expr::Path(syn::ExprPath {
-            attrs: Vec::new(),
-            qself: None,
-            path: x.clone().into(),
-        })),
+        left: Box::new(path_expr(x)),
         eq_token: Default::default(),
         right: Box::new(e),
     })
@@ -400,8 +501,21 @@ fn is_task_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| is_task_macro(&i.expr))
 }
 
-fn is_task_assign(a: &syn::ExprAssign) -> bool {
-    is_task_macro(&a.right) && matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some())
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }
 
 fn let_target(pat: &Pat) -> Option<Target> {

@@ -737,3 +737,67 @@ fn snapshot_block_sum() {
     };
     insta::assert_snapshot!(expanded);
 }
+
+#[test]
+fn place_root_is_saved_not_joined() {
+    // `counts` receives results into its elements: saved at the wait (its other elements keep
+    // their values) and restored, unlike a whole result, which is only restored.
+    let got = saved_sets(quote! {
+        fn f(n: u64) -> u64 {
+            let mut counts = [0u64; 4];
+            let mut i = 0;
+            while i < 4 {
+                counts[i] = task!(g(n));
+                i += 1;
+            }
+            let w = task!(g(n));
+            taskwait!();
+            counts[0] + w
+        }
+    });
+    assert_eq!(got, sets(&[(&["counts"], &["counts", "w"])]));
+}
+
+#[test]
+fn let_loop_value_temporary_is_not_saved() {
+    // `let v = loop { .. break a; }` → `let tmp; loop { .. { tmp = a; break; } } let v = tmp;`:
+    // `tmp` is assigned after the wait, so only the loop counter is saved.
+    let got = saved_sets(quote! {
+        fn f(x: u64) -> u64 {
+            let mut i = 0;
+            let v = loop {
+                let a = task!(g(i));
+                taskwait!();
+                if a > x {
+                    break a;
+                }
+                i += 1;
+            };
+            v
+        }
+    });
+    assert_eq!(got, sets(&[(&["i"], &["x", "i", "a"])]));
+}
+
+#[test]
+fn local_read_in_loop_after_join_is_saved() {
+    // `next` is assigned on every path after the wait before the loop reads it again, so it is
+    // not live; it is still saved, because the mirrored loop reads it in its `FULL` branch.
+    let got = saved_sets(quote! {
+        fn f(x: u64) -> u64 {
+            let mut next = Some(x);
+            let mut total = 0;
+            while let Some(v) = next {
+                let s = task!(g(v));
+                taskwait!();
+                total += s;
+                if v > 0 { next = Some(v / 2); } else { next = None; }
+            }
+            total
+        }
+    });
+    assert_eq!(
+        got,
+        sets(&[(&["next", "total", "v"], &["next", "total", "v", "s"])])
+    );
+}

@@ -46,6 +46,10 @@ pub(crate) fn marker_kind(path: &syn::Path) -> Option<MarkerKind> {
 /// pass and the lowering; never emitted.
 pub(crate) const PLACEHOLDER: &str = "__gtap_marker";
 
+/// `__gtap_typed!(tmp)`: the value of a `let` over a construct with markers, read from its
+/// temporary (see [`crate::structure`]); the lowering replaces it. Never emitted.
+pub(crate) const TYPED: &str = "__gtap_typed";
+
 /// Calls `f` on every identifier of `tokens` that may be a use of a local: identifiers after
 /// `.` or `::`, before `::`, `!` or a single `:` (path segments, fields, macro names, struct
 /// literal field names) are skipped.
@@ -118,5 +122,15 @@ pub(crate) fn contains_macro(tokens: TokenStream, name: &str) -> bool {
                 && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
         }
         _ => false,
+    })
+}
+
+/// The span of the first `?` operator token in `tokens`, if any (a `?` of a foreign macro's
+/// arguments that the lowering cannot rewrite).
+pub(crate) fn find_question(tokens: TokenStream) -> Option<Span> {
+    tokens.into_iter().find_map(|tt| match tt {
+        TokenTree::Group(g) => find_question(g.stream()),
+        TokenTree::Punct(p) if p.as_char() == '?' => Some(p.span()),
+        _ => None,
     })
 }

@@ -3,17 +3,22 @@
 //! A `Buffer<T>` owns `len` elements of `T` in the memory of its runtime's backend (host memory
 //! for the CPU executor, device memory for the GPU) and frees them on drop. Tasks see it through
 //! the `Copy` handle [`Buffer::slice`]; the host reads it back with
-//! [`Runtime::download`](crate::Runtime::download).
+//! [`Runtime::download`](crate::Runtime::download) or
+//! [`Runtime::download_into`](crate::Runtime::download_into), and refills it with
+//! [`Runtime::upload_into`](crate::Runtime::upload_into), which reuses the allocation unless
+//! the new data is larger than [`Buffer::capacity`] (like a `Vec`).
 //!
 //! # Invariants
 //!
-//! - The allocation is valid for `len` elements, aligned for `T` (host memory to 64 bytes).
+//! - The allocation is valid for `capacity() >= len` elements, aligned for `T` (host memory to
+//!   64 bytes).
 //! - Every element is initialised: buffers are made by copying a `&[T]` or by zeroing a
 //!   [`Zeroable`] type.
 //! - A [`Slice`] handle carries no lifetime (it must cross into tasks as a plain argument), so it
 //!   must not be used after its buffer is dropped; the runtime only runs tasks inside
 //!   [`Runtime::run`](crate::Runtime::run), so a handle is safe to use as long as the buffer
-//!   outlives the runs that use it.
+//!   outlives the runs that use it. A [`Runtime::upload_into`](crate::Runtime::upload_into)
+//!   that grows the buffer moves it: handles taken before are invalid after.
 
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -74,6 +79,11 @@ impl HostMem {
             memory: "host",
         })?;
         Ok(Self { ptr, layout })
+    }
+
+    /// Bytes allocated.
+    fn capacity(&self) -> usize {
+        self.layout.size()
     }
 }
 
@@ -138,6 +148,31 @@ impl<T: Copy + 'static> Buffer<T> {
         &self.storage
     }
 
+    /// The storage, to refill; the caller then sets the length with [`Buffer::set_len`].
+    pub(crate) fn storage_mut(&mut self) -> &mut Storage {
+        &mut self.storage
+    }
+
+    /// Sets the number of elements.
+    ///
+    /// # Safety
+    ///
+    /// The storage holds `len` initialised elements of `T`.
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
+        self.len = len;
+    }
+
+    /// Elements the allocation can hold: [`Runtime::upload_into`](crate::Runtime::upload_into)
+    /// reuses it for up to this many.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        let bytes = match &self.storage {
+            Storage::Host(mem) => mem.capacity(),
+            Storage::Device(buf) => buf.capacity(),
+        };
+        bytes.checked_div(size_of::<T>()).unwrap_or(usize::MAX)
+    }
+
     /// Number of elements.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -185,6 +220,51 @@ impl<T: Copy + 'static> Buffer<T> {
             Storage::Device(_) => None,
         }
     }
+
+    /// Copies the elements of a host buffer into `out` (of the same length); `false` for
+    /// device memory.
+    pub(crate) fn read_host_into(&self, out: &mut [T]) -> bool {
+        let Storage::Host(mem) = &self.storage else {
+            return false;
+        };
+        assert_eq!(out.len(), self.len, "checked by the caller");
+        // SAFETY: the allocation holds `len` initialised elements of T (invariants), `out` as
+        // many, and `out` is a unique borrow, so they do not overlap.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                mem.ptr.as_ptr().cast::<T>(),
+                out.as_mut_ptr(),
+                self.len,
+            );
+        }
+        true
+    }
+
+    /// Refills a host buffer with `data`, growing the allocation only when it is too small;
+    /// `false` (and nothing done) for device memory.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when growing fails; the buffer is then empty.
+    pub(crate) fn write_host(&mut self, data: &[T]) -> Result<bool> {
+        let Storage::Host(mem) = &mut self.storage else {
+            return Ok(false);
+        };
+        let bytes = size_of_val(data);
+        if mem.capacity() < bytes {
+            self.len = 0;
+            // Free the old allocation before making the larger one.
+            *mem = HostMem::zeroed(0, align_of::<T>())?;
+            *mem = HostMem::zeroed(bytes, align_of::<T>())?;
+        }
+        // SAFETY: `mem` holds at least `bytes` bytes aligned for T, and does not overlap
+        // `data` (the buffer owns it; `data` is a shared borrow from elsewhere).
+        unsafe {
+            core::ptr::copy_nonoverlapping(data.as_ptr(), mem.ptr.as_ptr().cast::<T>(), data.len());
+        }
+        self.len = data.len();
+        Ok(true)
+    }
 }
 
 impl<T: Zeroable> Buffer<T> {
@@ -217,5 +297,24 @@ mod tests {
         assert_eq!(z.read_host().unwrap(), vec![0; 17]);
         let e = Buffer::<u8>::host_from(&[]).unwrap();
         assert!(e.is_empty() && e.read_host().unwrap().is_empty());
+    }
+
+    #[test]
+    fn host_refill_reuses_until_it_grows() {
+        let mut buf = Buffer::host_from(&[1u32, 2, 3, 4]).unwrap();
+        let (ptr, cap) = (buf.slice().as_ptr(), buf.capacity());
+        assert_eq!(cap, 4, "an allocation of exactly 4 u32s");
+        assert!(buf.write_host(&[7, 8]).unwrap());
+        assert_eq!((buf.len(), buf.capacity()), (2, cap));
+        assert_eq!(buf.slice().as_ptr(), ptr, "shrinking reuses the allocation");
+        let mut out = [0u32; 2];
+        assert!(buf.read_host_into(&mut out));
+        assert_eq!(out, [7, 8]);
+        let big: Vec<u32> = (0..1000).collect();
+        assert!(buf.write_host(&big).unwrap());
+        assert_eq!(buf.len(), 1000);
+        assert!(buf.capacity() >= 1000);
+        assert_eq!(buf.read_host().unwrap(), big);
+        assert_eq!(buf.slice().as_ptr() as usize % 64, 0);
     }
 }

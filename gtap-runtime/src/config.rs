@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::transfer::Transfer;
 
 /// Which backend a [`Runtime`](crate::Runtime) uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,12 +22,21 @@ pub enum Backend {
     Gpu,
 }
 
-/// The GPU scheduler's queue structure ([`Config::scheduler`]).
+/// The GPU scheduler ([`Config::scheduler`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Scheduler {
-    /// Per-worker deques with batched work stealing (gtap's scheduler).
+    /// Work first (gtap's scheduler): each warp's deque has a private part that only the warp
+    /// touches (no fence, no device-scope atomic) and a public part it releases tasks into
+    /// when thieves run short; joins whose children never left the warp complete with
+    /// warp-local bookkeeping; slots come from a private free stack backed by one shared
+    /// arena ([`Config::gpu_pool_bytes`]). Block-level programs run on the shared-deque
+    /// block workers.
     #[default]
-    WorkStealing,
+    WorkFirst,
+    /// Per-warp deques whose every batch is published with a fence and device-scope RMWs, and
+    /// per-warp pools of [`Config::tasks_per_warp`] slots (gtap's earlier scheduler, GTaP's
+    /// protocol). Kept as an ablation.
+    SharedDeque,
     /// One global FIFO queue per EPAQ queue index that every worker pops from and pushes to
     /// (GTaP's `thread_gq` / `block_gq` ablation: ordered commits, no stealing). For
     /// measurements only: it serializes publication through one counter and does not scale.
@@ -51,9 +61,23 @@ pub struct Config {
     pub grid: Option<u32>,
     /// GPU: threads per block, a multiple of 32 in `32..=1024` (default 32).
     pub block: u32,
-    /// GPU: task records per warp in the task pool (default 8192: fib(40) with a task at every
-    /// call holds about 2,600 live records per warp at its peak).
+    /// GPU: the capacity of each warp's deque (rounded up to a power of two), and, with
+    /// [`Scheduler::SharedDeque`] and [`Scheduler::GlobalQueue`], the task records of each
+    /// warp's pool (default 8192: fib(40) with a task at every call holds about 2,600 live
+    /// records per warp at its peak). The work-first scheduler's pools are sized by
+    /// [`Config::gpu_pool_bytes`] instead.
     pub tasks_per_warp: u32,
+    /// GPU, work-first scheduler: bytes of task records all warps together may hold at once.
+    /// `None` (the default) takes a quarter of the device's free memory, at most 8 GiB. Every
+    /// warp takes slots from it as it needs them, so a run fails with
+    /// [`Error::PoolExhausted`] naming this field only when its live tasks do not fit.
+    pub gpu_pool_bytes: Option<usize>,
+    /// GPU, work-first scheduler: a warp releases private tasks to thieves when fewer than
+    /// this many of its tasks are public (default 1: when none is).
+    pub release_below: u32,
+    /// GPU, work-first scheduler: a release moves `private >> release_shift` tasks (at least
+    /// one), the oldest first (default 1: half).
+    pub release_shift: u32,
     /// GPU: threads per block of the block-level workers, which run programs with a
     /// `#[gtap::function(block)]` kind: a block-level task runs on this many threads, a
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
@@ -94,9 +118,12 @@ pub struct Config {
     /// `false` claims one entry per CAS, like a sequence of Chase-Lev pops and steals (GTaP's
     /// `chaselev` ablation). For measurements only.
     pub batched_claims: bool,
-    /// GPU: the queue structure (default [`Scheduler::WorkStealing`]);
-    /// [`Scheduler::GlobalQueue`] is the global-queue ablation. Not combined with the profiler.
+    /// GPU: the scheduler (default [`Scheduler::WorkFirst`]; [`Scheduler::SharedDeque`] and
+    /// [`Scheduler::GlobalQueue`] are ablations). The global queue is not combined with the profiler.
     pub scheduler: Scheduler,
+    /// GPU: how user data crosses to and from the device (default: pinned staging chunks,
+    /// copied by up to 8 threads; see [`Transfer`]).
+    pub transfer: Transfer,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
 }
@@ -108,6 +135,9 @@ impl Default for Config {
             grid: None,
             block: 32,
             tasks_per_warp: 8192,
+            gpu_pool_bytes: None,
+            release_below: 1,
+            release_shift: 1,
             block_threads: 128,
             tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,
@@ -119,7 +149,8 @@ impl Default for Config {
             watchdog: Duration::from_secs(10),
             profile_records: 0,
             batched_claims: true,
-            scheduler: Scheduler::WorkStealing,
+            scheduler: Scheduler::WorkFirst,
+            transfer: Transfer::default(),
             backend: Backend::Auto,
         }
     }
@@ -154,6 +185,19 @@ impl Config {
         }
         if self.tasks_per_warp == 0 {
             return bad("tasks_per_warp", self.tasks_per_warp, "at least 1");
+        }
+        if self.gpu_pool_bytes.is_some_and(|b| b < 4 << 10) {
+            return bad(
+                "gpu_pool_bytes",
+                format!("{:?}", self.gpu_pool_bytes),
+                "None (a quarter of free device memory) or Some(at least 4 KiB)",
+            );
+        }
+        if self.release_below == 0 {
+            return bad("release_below", self.release_below, "at least 1");
+        }
+        if self.release_shift > 31 {
+            return bad("release_shift", self.release_shift, "0..=31");
         }
         if self.block_threads == 0
             || !self.block_threads.is_multiple_of(32)
@@ -199,6 +243,7 @@ impl Config {
                 "0 with Scheduler::GlobalQueue (the profiler records the work-stealing scheduler)",
             );
         }
+        self.transfer.validate()?;
         if self.watchdog.is_zero() {
             return bad(
                 "watchdog",
@@ -221,7 +266,28 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 9] = [
+        let cases: [(&str, Config); 12] = [
+            (
+                "gpu_pool_bytes",
+                Config {
+                    gpu_pool_bytes: Some(4096),
+                    ..Config::default()
+                },
+            ),
+            (
+                "release_below",
+                Config {
+                    release_below: 0,
+                    ..Config::default()
+                },
+            ),
+            (
+                "release_shift",
+                Config {
+                    release_shift: 32,
+                    ..Config::default()
+                },
+            ),
             (
                 "profile_records",
                 Config {

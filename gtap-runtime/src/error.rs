@@ -96,6 +96,16 @@ pub enum Error {
         /// The runtime's backend.
         runtime: &'static str,
     },
+    /// A host slice and a buffer of different lengths were paired
+    /// ([`Runtime::download_into`](crate::Runtime::download_into)).
+    LengthMismatch {
+        /// What was being copied.
+        what: &'static str,
+        /// The buffer's length.
+        buffer: usize,
+        /// The slice's length.
+        slice: usize,
+    },
     /// The CUDA driver reported an error.
     Driver(String),
     /// The device trapped (a bounds check, an illegal address, an internal assertion).
@@ -164,6 +174,10 @@ impl fmt::Display for Error {
                 f,
                 "a buffer in {buffer} memory was given to a runtime on the {runtime} backend; create buffers with the runtime that uses them"
             ),
+            Self::LengthMismatch { what, buffer, slice } => write!(
+                f,
+                "{what}: the buffer holds {buffer} but the slice {slice}; pass a slice of the buffer's length (Buffer::len)"
+            ),
             Self::Driver(message) => write!(f, "CUDA driver error: {message}"),
             Self::DeviceFault { code, detail } => {
                 write!(f, "device fault (code {code}): {detail}")
@@ -218,5 +232,14 @@ mod tests {
             capacity: 4,
         };
         assert!(e.to_string().contains("raise Config::max_children"), "{e}");
+        let e = Error::LengthMismatch {
+            what: "Runtime::download_into",
+            buffer: 4,
+            slice: 3,
+        };
+        assert_eq!(
+            e.to_string(),
+            "Runtime::download_into: the buffer holds 4 but the slice 3; pass a slice of the buffer's length (Buffer::len)"
+        );
     }
 }

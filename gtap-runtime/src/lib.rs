@@ -10,6 +10,23 @@
 //! println!("{f40} on {} in {:?}", rt.backend_name(), stats.elapsed);
 //! ```
 //!
+//! Data-carrying programs keep their buffers across calls, so that a call pays for the copies
+//! and the run, never for an allocation:
+//!
+//! ```ignore
+//! let mut data = rt.upload(&keys)?;                  // allocates once
+//! let tmp = rt.alloc_zeroed::<u32>(keys.len())?;
+//! let mut sorted = vec![0u32; keys.len()];
+//! for batch in batches {
+//!     rt.upload_into(&mut data, batch)?;              // reuses `data` (grows only if needed)
+//!     rt.run::<Sort, _>(mergesort, (data.slice(), tmp.slice(), 128))?;
+//!     rt.download_into(&data, &mut sorted[..batch.len()])?;
+//! }
+//! ```
+//!
+//! On the GPU the copies go through pinned staging chunks, several threads at a time (see
+//! [`Transfer`]).
+//!
 //! # Concepts
 //!
 //! | gtap | rayon | CUDA (GPU backend) |
@@ -48,11 +65,13 @@ mod gpu;
 mod probe;
 pub mod profile;
 mod stats;
+mod transfer;
 
 pub use buffer::{Buffer, Zeroable};
 pub use config::{Backend, Config, Scheduler, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use stats::RunStats;
+pub use transfer::{Transfer, TransferPath};
 
 use gtap_device::task::{Program, TaskFn};
 
@@ -214,6 +233,33 @@ impl Runtime {
         }
     }
 
+    /// Copies `data` into `buf`, which then holds `data.len()` elements. The allocation is
+    /// reused when it can hold them ([`Buffer::capacity`]) and replaced by one of exactly
+    /// `data.len()` elements otherwise; handles ([`Buffer::slice`]) taken before a call that
+    /// grows the buffer are invalid after it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignBuffer`] for a buffer of another backend; [`Error::OutOfMemory`] when
+    /// growing fails; [`Error::ContextLost`] or a driver error on the GPU. On an error the
+    /// buffer is left empty (`len() == 0`).
+    pub fn upload_into<T: Copy + 'static>(&self, buf: &mut Buffer<T>, data: &[T]) -> Result<()> {
+        let r = match (&self.engine, buf.storage_mut()) {
+            (Engine::Cpu(_), Storage::Host(_)) => buf.write_host(data).map(|_| ()),
+            (Engine::Gpu(gpu), Storage::Device(dev)) => gpu.upload_into(dev, data),
+            _ => {
+                return Err(Error::ForeignBuffer {
+                    buffer: buf.memory(),
+                    runtime: self.backend_name(),
+                })
+            }
+        };
+        // SAFETY: on success the storage holds the `data.len()` elements just copied; on an
+        // error possibly a torn mix of old and new bytes, so it is marked empty.
+        unsafe { buf.set_len(if r.is_ok() { data.len() } else { 0 }) };
+        r
+    }
+
     /// The elements of `buf`, copied to the host.
     ///
     /// # Errors
@@ -229,19 +275,55 @@ impl Runtime {
                 runtime: self.backend_name(),
             });
         };
-        // Download bytes (every bit pattern is a valid u8), then copy them into `T`s: the
-        // bytes are those of initialised `T`s (Buffer's invariants).
-        let bytes = buf.len() * size_of::<T>();
-        let mut raw = vec![0u8; bytes];
-        gpu.download::<u8>(dev, &mut raw)?;
         let mut out = Vec::<T>::with_capacity(buf.len());
-        // SAFETY: `out` has capacity for `len` elements, `raw` holds `len * size_of::<T>()`
-        // bytes of valid `T`s, and the two do not overlap.
-        unsafe {
-            core::ptr::copy_nonoverlapping(raw.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes);
-            out.set_len(buf.len());
-        }
+        gpu.download(dev, &mut out.spare_capacity_mut()[..buf.len()])?;
+        // SAFETY: the download filled the first `len` elements with the bytes of the buffer's
+        // `len` initialised `T`s (Buffer's invariants).
+        unsafe { out.set_len(buf.len()) };
         Ok(out)
+    }
+
+    /// Copies the elements of `buf` into `out`, which must have the same length: the
+    /// allocation-free form of [`Runtime::download`] for a destination that is reused.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when `out.len() != buf.len()`; [`Error::ForeignBuffer`] for a
+    /// device buffer on a CPU runtime; [`Error::ContextLost`] or a driver error on the GPU, in
+    /// which case `out` is zeroed (a copy that stopped half-way could have left torn elements).
+    pub fn download_into<T: Zeroable>(&self, buf: &Buffer<T>, out: &mut [T]) -> Result<()> {
+        if out.len() != buf.len() {
+            return Err(Error::LengthMismatch {
+                what: "Runtime::download_into",
+                buffer: buf.len(),
+                slice: out.len(),
+            });
+        }
+        if buf.read_host_into(out) {
+            return Ok(());
+        }
+        let (Engine::Gpu(gpu), Storage::Device(dev)) = (&self.engine, buf.storage()) else {
+            return Err(Error::ForeignBuffer {
+                buffer: buf.memory(),
+                runtime: self.backend_name(),
+            });
+        };
+        let len = out.len();
+        // SAFETY: `MaybeUninit<T>` has `T`'s layout; the download writes only bytes of the
+        // buffer's initialised `T`s, and on an error `out` is zeroed below (valid for
+        // `Zeroable`), so `out` holds valid `T`s whenever the caller sees it again.
+        let uninit = unsafe {
+            core::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<core::mem::MaybeUninit<T>>(),
+                len,
+            )
+        };
+        let r = gpu.download(dev, uninit);
+        if r.is_err() {
+            // SAFETY: `out` is valid for `len` elements and all-zero bytes are a valid `T`.
+            unsafe { core::ptr::write_bytes(out.as_mut_ptr(), 0, len) };
+        }
+        r
     }
 }
 

@@ -311,3 +311,48 @@ fn upload_download_round_trip() {
     let empty = rt.alloc_zeroed::<[u16; 3]>(0).unwrap();
     assert!(rt.download(&empty).unwrap().is_empty());
 }
+
+#[test]
+fn buffers_are_refilled_in_place_across_runs() {
+    let mut rt = runtime(3);
+    let mut counter = rt.upload(&[7u64]).unwrap();
+    let mut data = rt.alloc_zeroed::<u64>(4097).unwrap();
+    let mut out = vec![0u64; 4097];
+    let (width, depth) = (2, 3);
+    let sprays: u64 = (0..=depth).map(|k| u64::from(width).pow(k)).sum();
+    for len in [4097usize, 100, 4097, 1, 0] {
+        rt.upload_into(&mut data, &vec![u64::MAX; len]).unwrap();
+        rt.upload_into(&mut counter, &[0]).unwrap();
+        assert_eq!(
+            (data.len(), data.capacity()),
+            (len, 4097),
+            "reused, not reallocated"
+        );
+        let got = rt
+            .run::<Subtree, _>(subtree, (counter.slice(), data.slice(), width, depth))
+            .unwrap();
+        let sum: u64 = (0..len as u64).map(|i| i * 3).sum();
+        assert_eq!(got, sprays + sum, "len {len}: the counter was reset to 0");
+        rt.download_into(&data, &mut out[..len]).unwrap();
+        assert!(
+            out[..len]
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == i as u64 * 3),
+            "len {len}"
+        );
+    }
+    let larger: Vec<u64> = (0..5000).collect();
+    rt.upload_into(&mut data, &larger).unwrap();
+    assert_eq!((data.len(), data.capacity()), (5000, 5000), "grown to fit");
+    assert_eq!(rt.download(&data).unwrap(), larger);
+    let err = rt.download_into(&data, &mut out[..3]).unwrap_err();
+    assert_eq!(
+        err,
+        Error::LengthMismatch {
+            what: "Runtime::download_into",
+            buffer: 5000,
+            slice: 3
+        }
+    );
+}

@@ -3,10 +3,13 @@
 
 pub mod bfs;
 pub mod binary_tree;
+pub mod chain;
 pub mod cilksort;
+pub mod constructs;
 pub mod fib;
 pub mod mergesort;
 pub mod nqueens;
 pub mod pruned_tree;
 pub mod seq;
 pub mod spmv;
+pub mod uts;

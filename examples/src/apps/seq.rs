@@ -261,3 +261,17 @@ pub fn merge_path(x: Slice<u32>, y: Slice<u32>, d: usize) -> usize {
     }
     lo
 }
+
+/// splitmix64's output function applied to `x + 0x9e37_79b9_7f4a_7c15`: the next output of a
+/// splitmix64 generator whose state is `x` (a bijection on `u64`). `chain` and `uts` derive
+/// their values with it.
+///
+/// Refs: Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014;
+/// the constants are Vigna's `splitmix64.c` (prng.di.unimi.it).
+#[must_use]
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}

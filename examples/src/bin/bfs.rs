@@ -15,7 +15,7 @@ use gtap_examples::{
 };
 
 const USAGE: &str =
-    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--granularity thread|block|mixed] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
+    "bfs [FILE.mtx | FILE.txt | rmat SCALE | grid W H] [SOURCE=0] [--granularity thread|block|mixed] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: rmat 16)";
 
 /// Seed of the generated graphs (fixed, so runs are comparable).
 const SEED: u64 = 1;

@@ -11,7 +11,7 @@ use gtap_examples::{
     reference::{self, TreeWork},
 };
 
-const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (8 MiB of f64, several times the L2 of a CPU).
 const DATA_LEN: usize = 1 << 20;

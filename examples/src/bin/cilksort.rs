@@ -9,7 +9,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

@@ -9,7 +9,7 @@ use gtap_examples::{
 };
 
 const USAGE: &str =
-    "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N] [--scheduler ws|gq] [--profile DIR]";
+    "fib [N=30] [--cpu|--gpu] [--workers N] [--reps N] [--scheduler wf|shared|gq] [--profile DIR]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

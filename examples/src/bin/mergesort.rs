@@ -11,7 +11,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [BLOCK_MERGE_MIN=4096] [--granularity thread|mixed] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "mergesort [N=1000000] [CUTOFF=128] [BLOCK_MERGE_MIN=4096] [--granularity thread|mixed] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

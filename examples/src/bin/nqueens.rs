@@ -9,7 +9,7 @@ use gtap_examples::{
     reference,
 };
 
-const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);

@@ -11,7 +11,7 @@ use gtap_examples::{
     reference::{self, TreeWork},
 };
 
-const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "pruned_tree [DEPTH=24] [MEM_OPS=256] [COMPUTE_ITERS=256] [SEED=1] [--granularity thread|block] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (as in `binary_tree`).
 const DATA_LEN: usize = 1 << 20;

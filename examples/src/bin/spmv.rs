@@ -15,7 +15,7 @@ use gtap_examples::{
 };
 
 const USAGE: &str =
-    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--granularity thread|block] [--block-threads N] [--scheduler ws|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
+    "spmv [FILE.mtx | random ROWS NNZ_PER_ROW] [--granularity thread|block] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]  (default: random 100000 32)";
 
 /// Seed of the generated matrix and vector.
 const SEED: u64 = 1;

@@ -187,7 +187,7 @@ const WS: Variant = Variant {
     name: "ws",
     blocks: &[32, 256],
     batched_claims: true,
-    scheduler: Scheduler::WorkStealing,
+    scheduler: Scheduler::SharedDeque,
     max_reps: usize::MAX,
 };
 
@@ -196,7 +196,7 @@ const SINGLE: Variant = Variant {
     name: "single",
     blocks: &[32],
     batched_claims: false,
-    scheduler: Scheduler::WorkStealing,
+    scheduler: Scheduler::SharedDeque,
     max_reps: usize::MAX,
 };
 

@@ -10,7 +10,7 @@ use gpu_smoke::{
     badq, bfib, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall, BadQueue,
     BlockFib, BlockMixed, Fib, Mixed, NQueens, Oob, Stall,
 };
-use gtap::{Backend, Config, Error, Runtime, Scheduler};
+use gtap::{Backend, Config, Error, Runtime, Scheduler, Transfer, TransferPath};
 
 const PTX: &str = include_str!(env!("GTAP_PTX"));
 
@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     };
 
     // ---- correctness ----
+    transfers(&mut t);
     for n in [0u32, 1, 2, 10, 20, 25] {
         match rt.run::<Fib, _>(fib, (n,)) {
             Ok(v) => {
@@ -189,45 +190,53 @@ fn main() -> ExitCode {
         Err(e) => t.row("block: tiny pool -> PoolExhausted", false, e.to_string()),
     }
 
-    // ---- the global-queue ablation (Scheduler::GlobalQueue): same programs, same answers ----
-    let r = gpu(Config {
-        scheduler: Scheduler::GlobalQueue,
-        ..Config::default()
-    })
-    .and_then(|mut g| {
-        let mut fibs = Vec::new();
-        for n in [0u32, 1, 10, 25] {
-            fibs.push((n, g.run::<Fib, _>(fib, (n,))?));
+    // ---- the same programs under each thread-level scheduler: the same answers ----
+    for (label, scheduler) in [
+        ("gq", Scheduler::GlobalQueue),
+        ("shared deque", Scheduler::SharedDeque),
+        ("work first, 2 warps", Scheduler::WorkFirst),
+    ] {
+        let grid = (scheduler == Scheduler::WorkFirst).then_some(2);
+        let r = gpu(Config {
+            scheduler,
+            grid,
+            ..Config::default()
+        })
+        .and_then(|mut g| {
+            let mut fibs = Vec::new();
+            for n in [0u32, 1, 10, 25] {
+                fibs.push((n, g.run::<Fib, _>(fib, (n,))?));
+            }
+            let buf = g.alloc_zeroed::<u64>(1)?;
+            g.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
+            let q = g.download(&buf)?[0];
+            let buf = g.alloc_zeroed::<u64>(1)?;
+            let a = g.run::<Mixed, _>(mixroot, (15, 5, buf.slice()))?;
+            let c = g.download(&buf)?[0];
+            Ok((fibs, q, a, c))
+        });
+        match r {
+            Ok((fibs, q, a, c)) => {
+                let want_q = gpu_smoke::nqueens_seq(10, 0, 0, 0, 0);
+                t.row(
+                    &format!("{label}: fib 0/1/10/25, nqueens(10), mixed"),
+                    fibs.iter().all(|&(n, v)| v == fib_ref(n))
+                        && q == want_q
+                        && a == fib_ref(15)
+                        && c == 3u64.pow(5),
+                    format!(
+                        "{fibs:?}, {q} (want {want_q}), {a}, {c} (want {}, {})",
+                        fib_ref(15),
+                        3u64.pow(5)
+                    ),
+                );
+            }
+            Err(e) => t.row(
+                &format!("{label}: fib 0/1/10/25, nqueens(10), mixed"),
+                false,
+                e.to_string(),
+            ),
         }
-        let buf = g.alloc_zeroed::<u64>(1)?;
-        g.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
-        let q = g.download(&buf)?[0];
-        let buf = g.alloc_zeroed::<u64>(1)?;
-        let a = g.run::<Mixed, _>(mixroot, (15, 5, buf.slice()))?;
-        let c = g.download(&buf)?[0];
-        Ok((fibs, q, a, c))
-    });
-    match r {
-        Ok((fibs, q, a, c)) => {
-            let want_q = gpu_smoke::nqueens_seq(10, 0, 0, 0, 0);
-            t.row(
-                "gq: fib 0/1/10/25, nqueens(10), mixed",
-                fibs.iter().all(|&(n, v)| v == fib_ref(n))
-                    && q == want_q
-                    && a == fib_ref(15)
-                    && c == 3u64.pow(5),
-                format!(
-                    "{fibs:?}, {q} (want {want_q}), {a}, {c} (want {}, {})",
-                    fib_ref(15),
-                    3u64.pow(5)
-                ),
-            );
-        }
-        Err(e) => t.row(
-            "gq: fib 0/1/10/25, nqueens(10), mixed",
-            false,
-            e.to_string(),
-        ),
     }
     for threads in [32u32, 128] {
         let r = gpu(Config {
@@ -297,6 +306,7 @@ fn main() -> ExitCode {
     // ---- failure modes ----
     match gpu(Config {
         tasks_per_warp: 4,
+        scheduler: Scheduler::SharedDeque,
         ..Config::default()
     })
     .map(|mut small| {
@@ -312,14 +322,57 @@ fn main() -> ExitCode {
                     ..
                 })
             );
-            t.row("tiny pool -> PoolExhausted", ok, format!("{r:?}"));
+            t.row(
+                "shared deque: tiny pool -> PoolExhausted",
+                ok,
+                format!("{r:?}"),
+            );
             t.row(
                 "  same runtime, next run",
                 matches!(after, Ok(2)),
                 format!("{after:?}"),
             );
         }
-        Err(e) => t.row("tiny pool -> PoolExhausted", false, e.to_string()),
+        Err(e) => t.row(
+            "shared deque: tiny pool -> PoolExhausted",
+            false,
+            e.to_string(),
+        ),
+    }
+    match gpu(Config {
+        grid: Some(1),
+        gpu_pool_bytes: Some(24 << 10),
+        ..Config::default()
+    })
+    .map(|mut small| {
+        let r = small.run::<Fib, _>(fib, (25,));
+        let after = small.run::<Fib, _>(fib, (3,));
+        (r, after)
+    }) {
+        Ok((r, after)) => {
+            let ok = matches!(
+                r,
+                Err(Error::PoolExhausted {
+                    limit: "Config::gpu_pool_bytes",
+                    ..
+                })
+            );
+            t.row(
+                "work first: tiny task memory -> PoolExhausted",
+                ok,
+                format!("{r:?}"),
+            );
+            t.row(
+                "  same runtime, next run",
+                matches!(after, Ok(2)),
+                format!("{after:?}"),
+            );
+        }
+        Err(e) => t.row(
+            "work first: tiny task memory -> PoolExhausted",
+            false,
+            e.to_string(),
+        ),
     }
     let r = rt.run::<BadQueue, _>(badq, (3,));
     t.row(
@@ -535,6 +588,70 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Round trips through every transfer path (staged on one lane and on four lanes of small
+/// chunks, registered, direct): `upload`, `upload_into` that shrinks and that grows,
+/// `download` and `download_into`, each compared element for element.
+fn transfers(t: &mut Table) {
+    let paths = [
+        ("staged, 1 lane", TransferPath::Staged, 1, 4 << 20),
+        (
+            "staged, 4 lanes of 64 KiB chunks",
+            TransferPath::Staged,
+            4,
+            64 << 10,
+        ),
+        ("registered", TransferPath::Registered, 1, 4 << 20),
+        ("direct", TransferPath::Direct, 1, 4 << 20),
+    ];
+    for (name, path, threads, chunk_bytes) in paths {
+        let transfer = Transfer {
+            path,
+            threads,
+            chunk_bytes,
+        };
+        let r = gpu(Config {
+            transfer,
+            ..Config::default()
+        })
+        .and_then(|rt| {
+            let mut checked = 0;
+            let big: Vec<u32> = (0..3_000_001u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let mut buf = rt.upload(&big)?;
+            let cap = buf.capacity();
+            let mut out = vec![0u32; big.len()];
+            for len in [big.len(), 0, 1, 1000, 65_537, big.len() - 7] {
+                let data = &big[7..7 + len.min(big.len() - 7)];
+                rt.upload_into(&mut buf, data)?;
+                if buf.capacity() != cap {
+                    return Err(Error::Driver(format!("reallocated at {len}")));
+                }
+                rt.download_into(&buf, &mut out[..data.len()])?;
+                if out[..data.len()] != *data || rt.download(&buf)? != data {
+                    return Err(Error::Driver(format!("{len} elements differ")));
+                }
+                checked += data.len();
+            }
+            let grown: Vec<u64> = (0..1_000_003u64).map(|i| i * i).collect();
+            let mut small = rt.upload(&[1u64, 2])?;
+            rt.upload_into(&mut small, &grown)?;
+            if rt.download(&small)? != grown {
+                return Err(Error::Driver("grown buffer differs".into()));
+            }
+            Ok(checked + grown.len())
+        });
+        match r {
+            Ok(n) => t.row(
+                &format!("transfers: {name}"),
+                true,
+                format!("{n} elements round-tripped"),
+            ),
+            Err(e) => t.row(&format!("transfers: {name}"), false, e.to_string()),
+        }
     }
 }
 

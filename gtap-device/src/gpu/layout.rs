@@ -26,10 +26,12 @@
 /// "No task": an empty lane, or the root's parent.
 pub const NONE: u32 = u32::MAX;
 
-/// Bytes of per-warp scheduler state in shared memory: 16 plus 16 per EPAQ queue.
+/// Bytes of per-warp scheduler state in shared memory: 16, plus 16 per EPAQ queue (`tail`,
+/// steal-end cache, entries generated this batch, pop estimate), plus one word per queue for
+/// the work-first scheduler's private count, rounded up to 16 bytes.
 #[must_use]
 pub const fn smem_per_warp(queues: u32) -> u32 {
-    16 + 16 * queues
+    16 + 16 * queues + 16 * queues.div_ceil(4)
 }
 
 /// Block-level workers' shared memory: scheduler words first, then the collective area that
@@ -84,6 +86,30 @@ const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
 
 /// [`Header::flags`]: the body returned; the slot lives on only for detached children.
 pub const FLAG_DONE: u32 = 1;
+/// [`Header::flags`] (work-first scheduler): a child of the task's current join was released
+/// to the public part of a deque, so it may finish on another warp: every child completion
+/// of this join uses the device-scope protocol (fence, atomic `pending`). Set only by the
+/// warp that ran the task's last step (the join's owner), cleared when the task suspends
+/// again.
+pub const FLAG_SHARED: u32 = 2;
+
+/// Work-first pools: the spill ring's and the arena's shared words (16 bytes).
+///
+/// The spill ring holds free slots (entry = slot + 1, 0 = empty) that a warp could not keep
+/// in its private free stack; `spill_cap` (a power of two) is at least the number of slots,
+/// so a pusher never overruns an entry that is still to be taken.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpillHeader {
+    /// Next position to push to (add by pushers).
+    pub push_pos: u32,
+    /// Next position to take from (add by takers, after a successful claim on `avail`).
+    pub pop_pos: u32,
+    /// Entries pushed and not yet claimed (add by pushers, CAS by takers).
+    pub avail: u32,
+    /// The first slot of the arena not yet handed out (add by warps taking fresh slots).
+    pub arena_next: u32,
+}
 
 /// One EPAQ queue of one warp (16 bytes).
 #[repr(C)]
@@ -270,6 +296,25 @@ pub struct Params {
     pub gq_headers: u64,
     /// Global-queue kernel only: the rings, `[queue][gq_cap]` `u32` (slot + 1; 0 = empty).
     pub gq_rings: u64,
+    /// Work-first kernel: per-warp private free stacks, `[warp][stack_cap]` slot indices.
+    pub free_stacks: u64,
+    /// Work-first kernel: the [`SpillHeader`].
+    pub spill: u64,
+    /// Work-first kernel: the spill ring, `spill_cap` `u32` (slot + 1; 0 = empty).
+    pub spill_ring: u64,
+    /// Work-first kernel: capacity of a private free stack (a power of two).
+    pub stack_cap: u32,
+    /// Work-first kernel: capacity of the spill ring (a power of two `>=` every slot).
+    pub spill_cap: u32,
+    /// Work-first kernel: every slot of the run (`warps * tasks_per_warp` initial slots, the
+    /// root's, then the arena up to this bound).
+    pub total_slots: u32,
+    /// Work-first kernel: fresh slots a warp takes from the arena at once.
+    pub chunk: u32,
+    /// Work-first kernel: release private tasks when the public count is below this.
+    pub release_below: u32,
+    /// Work-first kernel: release `private >> release_shift` tasks (at least one) at a time.
+    pub release_shift: u32,
 }
 
 const _: () = assert!(

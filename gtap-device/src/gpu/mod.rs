@@ -25,6 +25,12 @@ pub mod layout;
 #[cfg(target_arch = "nvptx64")]
 mod block_worker;
 #[cfg(target_arch = "nvptx64")]
+mod deque;
+#[cfg(target_arch = "nvptx64")]
+mod join;
+#[cfg(target_arch = "nvptx64")]
+mod pool;
+#[cfg(target_arch = "nvptx64")]
 mod worker;
 
 #[cfg(target_arch = "nvptx64")]
@@ -104,7 +110,7 @@ macro_rules! kernel {
                 params: *const $crate::gpu::layout::Params,
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params.
-                unsafe { $crate::gpu::thread_worker::<$program, false, false>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, false, false, false>(params) }
             }
             #[export_name = concat!("gtap_thread_worker_profiled_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_profiled(
@@ -112,7 +118,7 @@ macro_rules! kernel {
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params and profile
                 // regions.
-                unsafe { $crate::gpu::thread_worker::<$program, true, false>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, true, false, false>(params) }
             }
             #[export_name = concat!("gtap_thread_worker_gq_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_gq(
@@ -120,7 +126,23 @@ macro_rules! kernel {
             ) {
                 // SAFETY: launched by the gtap host runtime with valid params and global
                 // queues.
-                unsafe { $crate::gpu::thread_worker::<$program, false, true>(params) }
+                unsafe { $crate::gpu::thread_worker::<$program, false, true, false>(params) }
+            }
+            #[export_name = concat!("gtap_thread_worker_shared_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_shared(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params (the
+                // shared-deque ablation's pools).
+                unsafe { $crate::gpu::thread_worker::<$program, false, false, true>(params) }
+            }
+            #[export_name = concat!("gtap_thread_worker_shared_profiled_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_shared_profiled(
+                params: *const $crate::gpu::layout::Params,
+            ) {
+                // SAFETY: launched by the gtap host runtime with valid params (the
+                // shared-deque ablation's pools) and profile regions.
+                unsafe { $crate::gpu::thread_worker::<$program, true, false, true>(params) }
             }
             #[export_name = concat!("gtap_block_worker_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn __gtap_block_worker(

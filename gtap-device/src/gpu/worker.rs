@@ -23,9 +23,9 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, WarpStats,
-    ERR_INVALID_QUEUE, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, ERR_TOO_MANY_CHILDREN,
-    ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+    BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, SpillHeader,
+    WarpStats, ERR_INVALID_QUEUE, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW,
+    ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use crate::arch::nvptx as a;
 use crate::task::{Context, KindId, Program, Step};
@@ -64,6 +64,16 @@ pub(crate) struct Warp {
     pub(crate) gq: *mut GlobalQueueHeader,
     pub(crate) gq_rings: *mut u32,
     pub(crate) gq_cap: u32,
+    /// Work-first kernel only: the pools (see `pool.rs`) and the release policy.
+    pub(crate) free_stacks: *mut u32,
+    pub(crate) stack_cap: u32,
+    pub(crate) spill: *mut SpillHeader,
+    pub(crate) spill_ring: *mut u32,
+    pub(crate) spill_cap: u32,
+    pub(crate) total_slots: u32,
+    pub(crate) chunk: u32,
+    pub(crate) release_below: u32,
+    pub(crate) release_shift: u32,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
@@ -96,6 +106,15 @@ impl Warp {
             gq: p.gq_headers as *mut GlobalQueueHeader,
             gq_rings: p.gq_rings as *mut u32,
             gq_cap: p.gq_cap,
+            free_stacks: p.free_stacks as *mut u32,
+            stack_cap: p.stack_cap,
+            spill: p.spill as *mut SpillHeader,
+            spill_ring: p.spill_ring as *mut u32,
+            spill_cap: p.spill_cap,
+            total_slots: p.total_slots,
+            chunk: p.chunk,
+            release_below: p.release_below,
+            release_shift: p.release_shift,
             warp,
             lane,
             smem,
@@ -151,6 +170,20 @@ impl Warp {
             a::ld_relaxed_gpu_u32(addr_of_mut!((*c).done)) != 0
                 || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).error)) != 0
                 || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).abort)) != 0
+        }
+    }
+
+    /// Work-first, programs without joins, lane 0: adds `delta` to the live-task count and ends
+    /// the run when it reaches 0.
+    pub(crate) unsafe fn flush_live(&self, delta: i32) {
+        // SAFETY: the control block is valid for the whole run.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; a count only (see the publish step).
+            let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.control).live), delta as u32);
+            if old.wrapping_add(delta as u32) == 0 {
+                // Ordering: release, scope .gpu; every task is finished.
+                a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+            }
         }
     }
 
@@ -595,6 +628,8 @@ struct Ctx<'w, P> {
     dst: *mut u8,
     /// Children spawned by this step.
     spawned: u32,
+    /// The work-first scheduler's pools (a constant of the kernel).
+    wf: bool,
     _program: PhantomData<P>,
 }
 
@@ -636,7 +671,11 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
         // until the batch publishes it.
         unsafe {
-            let slot = w.alloc(kind);
+            let slot = if self.wf {
+                w.alloc_wf(kind)
+            } else {
+                w.alloc(kind)
+            };
             if slot == NONE {
                 return null_mut();
             }
@@ -859,9 +898,17 @@ impl<const BLOCK: bool> Prof<BLOCK> {
 /// `smem_per_warp_of(queues, PROFILE)` bytes of dynamic shared memory per warp, and every block
 /// resident.
 #[inline(always)]
-pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
+pub unsafe fn thread_worker<
+    P: Program,
+    const PROFILE: bool,
+    const GLOBAL: bool,
+    const SHARED: bool,
+>(
     params: *const Params,
 ) {
+    // The work-first scheduler (private deque parts, warp-local joins and pools) unless one of
+    // the ablations is asked for.
+    let wf = !SHARED && !GLOBAL;
     if P::HAS_BLOCK {
         // Programs with a block-level kind run on `block_worker`; never launched for them.
         return;
@@ -883,14 +930,19 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
         // SAFETY: this warp's shared words (smem_per_warp(queues) bytes).
         unsafe {
             // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier below.
-            a::st_relaxed_cta_u32(smem, 0);
-            a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+            if wf {
+                w.init_pool_wf();
+            } else {
+                a::st_relaxed_cta_u32(smem, 0);
+                a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+            }
             for q in 0..p.queues {
                 let sq = w.sm_queue(q);
                 a::st_relaxed_cta_u32(sq, 0);
                 a::st_relaxed_cta_u32(sq.add(1), 0);
                 a::st_relaxed_cta_u32(sq.add(2), 0);
                 a::st_relaxed_cta_u32(sq.add(3), 0);
+                a::st_relaxed_cta_u32(w.sm_private(q), 0);
             }
         }
     }
@@ -913,6 +965,9 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
     let mut steals: u32 = 0;
     let mut steps: u32 = 0;
     let mut spawned_total: u32 = 0;
+    // Work-first, programs without joins (lane 0): tasks finished minus spawned by this warp
+    // and not yet subtracted from `Control::live` (never positive: see the publish step).
+    let mut live_debt: i32 = 0;
     // Profiler state (dead code when !PROFILE).
     let mut prof = WarpProf { written: 0 };
     if PROFILE && lane == 0 {
@@ -928,7 +983,9 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
             if lane == 0 {
                 // SAFETY: lane 0 owns the warp's deque operations.
                 unsafe {
-                    if kept > 0 {
+                    if wf {
+                        (base, got, q) = w.pop_wf(cur_q, kept);
+                    } else if kept > 0 {
                         // Top up the batch from the queue its kept tasks came from.
                         (base, got) = if GLOBAL {
                             w.gq_pop(cur_q, 32 - kept)
@@ -1020,6 +1077,11 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
 
         if kept == 0 {
             // ---- Idle: stop if the run is over, otherwise back off and retry. ----
+            if wf && !P::JOINS && lane == 0 && live_debt != 0 {
+                // SAFETY: the control block is valid.
+                unsafe { w.flush_live(live_debt) };
+                live_debt = 0;
+            }
             let stop = lane == 0 && w.should_stop();
             if a::vote_sync_ballot_b32(FULL, stop) != 0 {
                 break;
@@ -1033,6 +1095,14 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
             continue;
         }
         idle_ns = 0;
+        // Work-first: the public count of the queue this batch came from, for the release
+        // decision after the bodies (loaded now so its latency hides behind them).
+        let cur_q_hint = cur_q;
+        let mut count_hint = 0;
+        if wf && lane == 0 {
+            // SAFETY: lane 0 owns the warp's deque operations.
+            count_hint = unsafe { w.count_hint(cur_q) };
+        }
         if PROFILE && lane == 0 {
             // SAFETY: lane 0 owns this warp's profile region.
             unsafe {
@@ -1060,6 +1130,7 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
             unsafe {
                 let kind = (*h).kind;
                 let mut ctx = Ctx::<'_, P> {
+                    wf,
                     w: &w,
                     slot: task,
                     kind,
@@ -1078,7 +1149,12 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
                             // Detached children keep the record alive; the last one completes
                             // it. Published with the children by the batch's fence + add.
                             // Ordering: relaxed, scope .gpu; strong like the children's RMWs.
-                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                            // (Work-first: a warp-local counter until a child is released.)
+                            if wf {
+                                (*h).pending = spawned;
+                            } else {
+                                a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                            }
                             (*h).flags = FLAG_DONE;
                         } else {
                             to_free = task;
@@ -1091,7 +1167,11 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
                         finished = 1;
                     }
                     Step::Suspended => {
-                        if P::JOINS {
+                        if P::JOINS && wf {
+                            // A new join, owned by this warp until a child is released.
+                            (*h).pending = spawned;
+                            (*h).flags = 0;
+                        } else if P::JOINS {
                             // Ordering: relaxed, scope .gpu; published with the children.
                             a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
                         } else {
@@ -1117,14 +1197,26 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
                 }
             }
         }
-        a::fence_acq_rel_gpu();
+        if !wf {
+            a::fence_acq_rel_gpu();
+        }
         if a::vote_sync_ballot_b32(FULL, aborted) != 0 {
             break;
         }
-        // SAFETY: finished tasks' slots and parents (see `free_warp` and `complete`).
-        unsafe { w.free_warp(to_free) };
         let mut joins = 0;
-        if P::JOINS {
+        if wf {
+            // Work-first: no fence unless a join is shared (see `join.rs`).
+            // SAFETY: finished tasks' slots and parents.
+            unsafe { w.free_batch_wf(to_free) };
+            if P::JOINS {
+                // SAFETY: as above.
+                joins = unsafe { w.join_wf(notify, notify_parent) }.count_ones();
+            }
+        } else {
+            // SAFETY: finished tasks' slots and parents (see `free_warp` and `complete`).
+            unsafe { w.free_warp(to_free) };
+        }
+        if P::JOINS && !wf {
             // SAFETY: as above.
             let reenqueued = notify && unsafe { w.complete(notify_parent) };
             let resumed = a::vote_sync_ballot_b32(FULL, reenqueued);
@@ -1137,10 +1229,21 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
 
         // ---- 3. Publish: keep up to 32 new tasks, make the rest stealable. ----
         let (mut kq, mut keep, mut new_tail) = (0u32, 0u32, 0u32);
+        let (mut rq, mut release) = (0u32, 0u32);
         if !P::JOINS {
             let s = a::redux_sync_add_u32(FULL, spawned);
             let f = a::redux_sync_add_u32(FULL, finished);
-            if lane == 0 && s != f {
+            if wf && lane == 0 {
+                // Work-first: a warp adds what it spawned at once (before any of it can be
+                // released) but lets what it finished wait (until it idles), so `live` is
+                // never below the true count and reaches 0 only when every task is done.
+                live_debt = live_debt.wrapping_add(s.wrapping_sub(f) as i32);
+                if live_debt > 0 {
+                    // SAFETY: the control block is valid.
+                    unsafe { w.flush_live(live_debt) };
+                    live_debt = 0;
+                }
+            } else if lane == 0 && s != f {
                 let delta = s.wrapping_sub(f);
                 // SAFETY: the control block is valid.
                 unsafe {
@@ -1180,7 +1283,10 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
                         a::st_relaxed_cta_u32(sq, new_tail);
                         publish -= keep;
                     }
-                    if GLOBAL {
+                    if wf {
+                        // Work-first: the rest stays private until the policy releases it.
+                        w.add_private(q, publish);
+                    } else if GLOBAL {
                         // The own ring only stages the batch's entries: the published ones
                         // start at the batch's first position, which becomes the tail again
                         // (kept entries above it are read before the next batch reserves).
@@ -1202,6 +1308,16 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
                         a::st_relaxed_cta_u32(sq.add(3), est + publish);
                     }
                 }
+                if wf {
+                    for q in 0..w.queues {
+                        release = w.release_amount(q, cur_q_hint, count_hint);
+                        if release > 0 {
+                            rq = q;
+                            break;
+                        }
+                    }
+                    w.refill_wf();
+                }
                 batches += 1;
                 // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
                 a::st_relaxed_gpu_u32((p.progress as *mut u32).add(warp as usize), batches);
@@ -1210,6 +1326,14 @@ pub unsafe fn thread_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>
         if GLOBAL {
             // SAFETY: the staged entries lane 0 counted above.
             unsafe { push_global(&w) };
+        }
+        if wf {
+            release = a::shfl_sync_idx_b32(FULL, release, 0);
+            if release > 0 {
+                rq = a::shfl_sync_idx_b32(FULL, rq, 0);
+                // SAFETY: `release` private entries of queue `rq` (lane 0's decision above).
+                unsafe { w.release(rq, release) };
+            }
         }
         keep = a::shfl_sync_idx_b32(FULL, keep, 0);
         task = NONE;

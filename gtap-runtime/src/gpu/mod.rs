@@ -22,6 +22,12 @@
 //! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
 //! thread; `cudarc`'s `CudaContext` owns the primary context.
 
+mod pipeline;
+mod staging;
+mod transfer;
+
+pub(crate) use transfer::DeviceBuffer;
+
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::mem::{size_of, MaybeUninit};
@@ -34,7 +40,7 @@ use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
     self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
-    WarpStats, HEADER_BYTES, NONE,
+    SpillHeader, WarpStats, HEADER_BYTES, NONE,
 };
 use gtap_device::task::{Program, TaskFn};
 
@@ -96,12 +102,22 @@ enum Variant {
     Profiled,
     /// The global-queue ablation ([`Scheduler::GlobalQueue`]).
     GlobalQueue,
+    /// The shared-deque ablation ([`Scheduler::SharedDeque`]).
+    Shared,
+    /// The shared-deque ablation with the batch profiler.
+    SharedProfiled,
 }
 
 impl Variant {
     fn of(config: &Config) -> Self {
         if config.scheduler == Scheduler::GlobalQueue {
             Self::GlobalQueue
+        } else if config.scheduler == Scheduler::SharedDeque {
+            if config.profile_records > 0 {
+                Self::SharedProfiled
+            } else {
+                Self::Shared
+            }
         } else if config.profile_records > 0 {
             Self::Profiled
         } else {
@@ -109,13 +125,22 @@ impl Variant {
         }
     }
 
-    /// The entry's name prefix: `gtap_{thread,block}_worker{,_profiled,_gq}_`.
+    /// Whether the kernel records batches.
+    fn profiled(self) -> bool {
+        matches!(self, Self::Profiled | Self::SharedProfiled)
+    }
+
+    /// The entry's name prefix: `gtap_thread_worker{,_profiled,_gq,_shared,_shared_profiled}_`
+    /// or `gtap_block_worker{,_profiled,_gq}_` (block-level workers have one work-stealing
+    /// protocol, the shared deque).
     fn prefix(self, block_level: bool) -> String {
         let level = if block_level { "block" } else { "thread" };
-        let suffix = match self {
-            Self::Plain => "",
-            Self::Profiled => "_profiled",
-            Self::GlobalQueue => "_gq",
+        let suffix = match (self, block_level) {
+            (Self::Plain, _) | (Self::Shared, true) => "",
+            (Self::Profiled, _) | (Self::SharedProfiled, true) => "_profiled",
+            (Self::GlobalQueue, _) => "_gq",
+            (Self::Shared, false) => "_shared",
+            (Self::SharedProfiled, false) => "_shared_profiled",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
@@ -143,7 +168,24 @@ struct Pools {
     deque_rings: u64,
     progress: u64,
     stats: u64,
+    /// Work-first pools (0 when not allocated): private free stacks, the spill header and
+    /// ring, and the sizes.
+    wf: bool,
+    free_stacks: u64,
+    spill: u64,
+    spill_ring: u64,
+    spill_cap: u32,
+    total_slots: u32,
+    /// The spill ring may hold entries of the last run (zeroed before the next).
+    spill_dirty: bool,
 }
+
+/// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
+const WF_INITIAL_SLOTS: u32 = 256;
+/// Work-first pools: the capacity of a warp's private free stack.
+const WF_STACK_CAP: u32 = 4096;
+/// Work-first pools: the default share of free device memory, and its cap.
+const WF_DEFAULT_POOL_CAP: usize = 8 << 30;
 
 /// The state of a runtime on one GPU (boxed in [`GpuBackend`]).
 struct Inner {
@@ -174,9 +216,9 @@ struct Inner {
 // bound (every method binds it first); the mapped record is only accessed by the thread that
 // holds `&mut self` or `&self` during a call.
 unsafe impl Send for Inner {}
-// SAFETY: the `&self` methods (upload, alloc_zeroed, download) only make thread-safe driver
-// calls on the bound context and read immutable handles; everything mutable (runs, pools, the
-// mapped error record, the progress buffer) is reached only through `&mut self`.
+// SAFETY: `&Inner` only reads immutable handles and flags (user data moves through
+// `transfer::Transfers`, beside it); everything mutable (runs, pools, the mapped error record,
+// the progress buffer) is reached only through `&mut self`.
 unsafe impl Sync for Inner {}
 
 const ROOT_RESULT_BYTES: usize = 4096;
@@ -268,7 +310,7 @@ impl Inner {
     fn kernel<P: Program>(&mut self) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
         let variant = Variant::of(&self.config);
-        let profiled = variant == Variant::Profiled;
+        let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
         }
@@ -343,7 +385,7 @@ impl Inner {
 
     /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
     /// the shape is the same.
-    fn pools(&mut self, warps: u32, stride: usize, n: u32, queues: u32) -> Result<()> {
+    fn pools(&mut self, warps: u32, stride: usize, n: u32, queues: u32, wf: bool) -> Result<()> {
         let slot_bytes = u32::try_from(stride.next_multiple_of(16))
             .ok()
             .and_then(|s| s.checked_add(HEADER_BYTES))
@@ -359,6 +401,7 @@ impl Inner {
                 && p.queues == queues
                 && p.n == n
                 && (p.gq_rings != 0) == global
+                && p.wf == wf
             {
                 return Ok(());
             }
@@ -367,7 +410,42 @@ impl Inner {
             free_pools(&old);
         }
         let ring_cap = n.next_power_of_two();
-        let queue_cap = n.next_power_of_two().max(64);
+        let queue_cap = if wf {
+            self.config.tasks_per_warp.next_power_of_two().max(64)
+        } else {
+            n.next_power_of_two().max(64)
+        };
+        // Work-first: every slot the memory budget holds (the initial ones, the root's, the
+        // arena).
+        let total_slots = if wf {
+            let budget = match self.config.gpu_pool_bytes {
+                Some(b) => b,
+                None => {
+                    let (mut free, mut total) = (0usize, 0usize);
+                    // SAFETY: out-pointers; the context is bound by the caller.
+                    check("cuMemGetInfo", unsafe {
+                        sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
+                    })?;
+                    (free / 4).min(WF_DEFAULT_POOL_CAP)
+                }
+            };
+            let slots = (budget / slot_bytes as usize).min(1 << 31);
+            let needed = warps as usize * n as usize + 1 + 64 * warps as usize;
+            if slots < needed {
+                return Err(Error::InvalidConfig {
+                    field: "gpu_pool_bytes",
+                    value: format!("{budget} bytes ({slots} task records of {slot_bytes} bytes)"),
+                    expected: "room for at least 320 task records per warp (raise it)",
+                });
+            }
+            slots as u32
+        } else {
+            u32::try_from(warps as usize * n as usize + 1).map_err(|_| Error::InvalidConfig {
+                field: "tasks_per_warp",
+                value: n.to_string(),
+                expected: "at most 2^32 - 1 task records in all workers together",
+            })?
+        };
         let w = warps as usize;
         let mut p = Pools {
             warps,
@@ -395,11 +473,30 @@ impl Inner {
             deque_rings: 0,
             progress: 0,
             stats: 0,
+            wf,
+            free_stacks: 0,
+            spill: 0,
+            spill_ring: 0,
+            spill_cap: 0,
+            total_slots,
+            spill_dirty: false,
         };
         let r = (|| -> Result<()> {
-            p.slots = dev_alloc((w * n as usize + 1) * slot_bytes as usize)?;
-            p.free_rings = dev_alloc(w * ring_cap as usize * 4)?;
-            p.free_pos = dev_alloc(w * 4)?;
+            p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
+            if wf {
+                p.spill_cap = total_slots.next_power_of_two();
+                p.free_stacks = dev_alloc(w * WF_STACK_CAP as usize * 4)?;
+                p.spill = dev_alloc(size_of::<SpillHeader>())?;
+                p.spill_ring = dev_alloc(p.spill_cap as usize * 4)?;
+                // Zeroed once; takers zero what they take, the host what a run left.
+                // SAFETY: the ring holds spill_cap u32.
+                check("cuMemsetD32", unsafe {
+                    sys::cuMemsetD32_v2(p.spill_ring, 0, p.spill_cap as usize)
+                })?;
+            } else {
+                p.free_rings = dev_alloc(w * ring_cap as usize * 4)?;
+                p.free_pos = dev_alloc(w * 4)?;
+            }
             p.deques = dev_alloc(w * queues as usize * size_of::<DequeHeader>())?;
             p.deque_rings = dev_alloc(w * queues as usize * queue_cap as usize * 4)?;
             p.progress = dev_alloc(w * 4)?;
@@ -438,6 +535,8 @@ impl Inner {
         }
         let k = self.kernel::<P>()?;
         let warps = k.grid * k.workers_per_block;
+        // Work-first pools for thread-level programs under the default scheduler.
+        let wf = !P::HAS_BLOCK && self.config.scheduler == Scheduler::WorkFirst;
         let (stride, block_frame_stride, n, queues) = if P::HAS_BLOCK {
             let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
             let frames = shared.max(per_thread * k.block as usize);
@@ -458,10 +557,12 @@ impl Inner {
                 },
             };
             (frames, per_thread, n, 2)
+        } else if wf {
+            (stride, 0, WF_INITIAL_SLOTS, self.config.queues)
         } else {
             (stride, 0, self.config.tasks_per_warp, self.config.queues)
         };
-        self.pools(warps, stride, n, queues)?;
+        self.pools(warps, stride, n, queues, wf)?;
         let pools = self.pools.as_ref().ok_or(Error::Protocol {
             task: T::NAME,
             detail: "no pools",
@@ -497,6 +598,15 @@ impl Inner {
             scratch: pools.scratch,
             gq_headers: pools.gq_headers,
             gq_rings: pools.gq_rings,
+            free_stacks: pools.free_stacks,
+            spill: pools.spill,
+            spill_ring: pools.spill_ring,
+            stack_cap: WF_STACK_CAP,
+            spill_cap: pools.spill_cap,
+            total_slots: pools.total_slots,
+            chunk: WF_INITIAL_SLOTS,
+            release_below: self.config.release_below,
+            release_shift: self.config.release_shift,
         };
         let control = Control {
             live: 1,
@@ -525,14 +635,28 @@ impl Inner {
         // SAFETY: every region was allocated with these sizes; the host sources outlive the
         // calls (pageable async copies are staged before they return).
         unsafe {
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s),
-            )?;
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
-            )?;
+            if pools.wf {
+                if pools.spill_dirty {
+                    check(
+                        "cuMemsetD32Async",
+                        sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
+                    )?;
+                }
+                let spill = SpillHeader {
+                    arena_next: root_slot + 1,
+                    ..SpillHeader::default()
+                };
+                htod(pools.spill, &spill, s)?;
+            } else {
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
+                )?;
+            }
             check(
                 "cuMemsetD32Async",
                 sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s),
@@ -594,6 +718,13 @@ impl Inner {
         let mut ctl = Control::default();
         // SAFETY: the control block holds one Control.
         unsafe { dtoh(&raw mut ctl, self.control, s)? };
+        if let Some(p) = self.pools.as_mut().filter(|p| p.wf) {
+            let mut spill = SpillHeader::default();
+            // SAFETY: the spill header holds one SpillHeader.
+            unsafe { dtoh(&raw mut spill, p.spill, s)? };
+            // Entries in [pop_pos, push_pos) were left in the ring by this run.
+            p.spill_dirty = spill.push_pos != spill.pop_pos;
+        }
         if ctl.error != 0 {
             return Err(self.device_error::<P>());
         }
@@ -771,7 +902,12 @@ impl Inner {
         } else {
             "Config::tasks_per_warp"
         };
+        let wf = p.is_some_and(|p| p.wf);
         match rec.code {
+            layout::ERR_POOL_EXHAUSTED if wf => Error::PoolExhausted {
+                limit: "Config::gpu_pool_bytes",
+                capacity: u64::from(rec.limit) * u64::from(p.map_or(0, |p| p.slot_bytes)),
+            },
             layout::ERR_POOL_EXHAUSTED => Error::PoolExhausted {
                 limit: per_worker,
                 capacity: u64::from(rec.limit),
@@ -803,51 +939,6 @@ impl Inner {
                 detail: "the GPU scheduler found its own state inconsistent",
             },
         }
-    }
-
-    fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
-        self.bind()?;
-        let bytes = std::mem::size_of_val(data);
-        let buf = DeviceBuffer {
-            ptr: dev_alloc(bytes.max(1))?,
-            bytes,
-            ctx: self.ctx.clone(),
-        };
-        if bytes > 0 {
-            // SAFETY: `buf` holds `bytes` bytes; `data` is valid for them.
-            check("cuMemcpyHtoD", unsafe {
-                sys::cuMemcpyHtoD_v2(buf.ptr, data.as_ptr().cast(), bytes)
-            })?;
-        }
-        Ok(buf)
-    }
-
-    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
-        self.bind()?;
-        let buf = DeviceBuffer {
-            ptr: dev_alloc(bytes.max(4))?,
-            bytes,
-            ctx: self.ctx.clone(),
-        };
-        // SAFETY: the allocation holds at least `bytes.max(4)` bytes, a multiple of 4 rounded up
-        // by the driver's allocation granularity.
-        check("cuMemsetD8", unsafe {
-            sys::cuMemsetD8_v2(buf.ptr, 0, bytes.max(4))
-        })?;
-        Ok(buf)
-    }
-
-    fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
-        self.bind()?;
-        let bytes = std::mem::size_of_val(out).min(buf.bytes);
-        if bytes > 0 {
-            // SAFETY: both sides hold at least `bytes` bytes; `T: Copy` and the caller reads
-            // bytes of valid `T`s back.
-            check("cuMemcpyDtoH", unsafe {
-                sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), buf.ptr, bytes)
-            })?;
-        }
-        Ok(())
     }
 }
 
@@ -888,13 +979,16 @@ impl Drop for Inner {
 /// A runtime on one GPU.
 pub(crate) struct GpuBackend {
     inner: Box<Inner>,
+    /// User data's copies. Declared after `inner`, so dropped after it: it holds the context
+    /// for the frees of its staging memory.
+    transfers: transfer::Transfers,
 }
 
 impl GpuBackend {
     pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
-        Ok(Self {
-            inner: Box::new(Inner::new(config, ptx)?),
-        })
+        let inner = Box::new(Inner::new(config, ptx)?);
+        let transfers = transfer::Transfers::new(inner.ctx.clone(), config.transfer)?;
+        Ok(Self { inner, transfers })
     }
 
     pub(crate) fn run<P: Program, T: TaskFn>(
@@ -904,18 +998,6 @@ impl GpuBackend {
         stride: usize,
     ) -> Result<(T::Output, RunStats)> {
         self.inner.run::<P, T>(entry, args, stride)
-    }
-
-    pub(crate) fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceBuffer> {
-        self.inner.upload(data)
-    }
-
-    pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {
-        self.inner.alloc_zeroed(bytes)
-    }
-
-    pub(crate) fn download<T: Copy>(&self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
-        self.inner.download(buf, out)
     }
 }
 
@@ -1005,30 +1087,6 @@ impl Drop for ProfileRegion {
     }
 }
 
-/// Device memory; freed on drop.
-pub(crate) struct DeviceBuffer {
-    ptr: u64,
-    bytes: usize,
-    ctx: Arc<CudaContext>,
-}
-
-impl DeviceBuffer {
-    pub(crate) fn ptr(&self) -> u64 {
-        self.ptr
-    }
-}
-
-impl Drop for DeviceBuffer {
-    fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: allocated by `dev_alloc` in this context and freed once.
-            unsafe {
-                let _ = sys::cuMemFree_v2(self.ptr);
-            }
-        }
-    }
-}
-
 fn dev_alloc(bytes: usize) -> Result<u64> {
     let mut p = 0;
     // SAFETY: out-pointer; the caller bound the context.
@@ -1069,6 +1127,9 @@ fn free_pools(p: &Pools) {
         p.scratch,
         p.gq_headers,
         p.gq_rings,
+        p.free_stacks,
+        p.spill,
+        p.spill_ring,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).

@@ -1,0 +1,137 @@
+//! The deep workloads' rows (`only=deep`, or `chain`, `uts`, `uts_1e7`, `uts_1e9`): the
+//! chain of 10^6 dependent tasks, reported per step, and UTS binomial trees of ~10^7 and
+//! ~10^9 nodes (CPU: ~10^5 and ~10^7), counted exactly. gtap runs them on the bench's runtime,
+//! `Config::default()` plus the command line; rayon recurses on a `deep_pool` (stacks sized
+//! for the depth) on every core. The trees are checked against their recorded counts.
+
+use gtap_examples::{
+    apps::{
+        chain::{chain, Chain},
+        uts::{uts, Uts},
+    },
+    reference_deep::{
+        chain_rayon, chain_seq, deep_pool, uts_rayon, uts_seq, UtsTree, UTS_LARGE, UTS_MEDIUM,
+        UTS_SMALL,
+    },
+};
+
+use super::{err, measure, print_table, Bench, Timing};
+
+/// Links of the chain row.
+const CHAIN_STEPS: u32 = 1_000_000;
+
+impl Bench {
+    /// The chain of [`CHAIN_STEPS`] dependent tasks beside rayon (a `join` per level) and the
+    /// sequential loops; prints each contender's time per step.
+    pub(super) fn chain(&mut self) -> Result<(), String> {
+        let (n, x) = (CHAIN_STEPS, 1);
+        let expected = chain_seq(n, x);
+        let reps = self.reps;
+        let name = self.gtap_name();
+        let gtap = measure(&name, reps, || {
+            let r = self.rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
+            if r != expected {
+                return Err(format!("chain({n}) = {r:#x}, expected {expected:#x}"));
+            }
+            Ok(self.kernel_ms())
+        })?;
+        let pool = deep_pool(u64::from(n));
+        let rayon = measure("rayon::join per level", reps, || {
+            Ok((pool.install(|| chain_rayon(n, x)) == expected)
+                .then_some(None)
+                .ok_or("rayon wrong")?)
+        })?;
+        let seq = measure("sequential loops", reps, || {
+            Ok((chain_seq(n, x) == expected)
+                .then_some(None)
+                .ok_or("seq wrong")?)
+        })?;
+        // The shared-deque ablation needs 10^6 records in the chain's one warp pool.
+        let shared = self.shared_deque_row(1 << 20, |rt| {
+            let r = rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
+            (r == expected)
+                .then_some(())
+                .ok_or(format!("chain({n}) = {r:#x}"))
+        })?;
+        if let Some(t) = &shared {
+            println!(
+                "  shared deque (before, tasks_per_warp = 2^20): {:.4} us per step (kernel)",
+                t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
+            );
+        }
+        let per_step = |t: &Timing| t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n);
+        let line = format!(
+            "  us per step: gtap {:.4}{}, rayon {:.4}, sequential {:.4} (the target is <= 0.5 on the GPU)",
+            per_step(&gtap),
+            if gtap.kernel_median.is_some() {
+                format!(" kernel, {:.4} end to end", gtap.median * 1e3 / f64::from(n))
+            } else {
+                String::new()
+            },
+            per_step(&rayon),
+            per_step(&seq)
+        );
+        print_table(
+            &format!("chain of {n} dependent tasks (one child, one join per level)"),
+            &[gtap, rayon, seq],
+        );
+        println!("{line}");
+        Ok(())
+    }
+
+    /// UTS at ~10^7 nodes (CPU: ~10^5).
+    pub(super) fn uts_small(&mut self) -> Result<(), String> {
+        self.uts_row(if self.gpu { UTS_MEDIUM } else { UTS_SMALL })
+    }
+
+    /// UTS at ~10^9 nodes (CPU: ~10^7).
+    pub(super) fn uts_large(&mut self) -> Result<(), String> {
+        self.uts_row(if self.gpu { UTS_LARGE } else { UTS_MEDIUM })
+    }
+
+    /// One UTS tree, a task per node, beside rayon (a `join` where the tasks fork) and the
+    /// sequential explicit-stack count; prints nodes per second.
+    fn uts_row(&mut self, t: UtsTree) -> Result<(), String> {
+        let p = t.params(0);
+        let reps = self.reps;
+        let name = self.gtap_name();
+        let gtap = measure(&name, reps, || {
+            let r = self
+                .rt
+                .run::<Uts, _>(uts, (p, t.seed, 0, 0, 1))
+                .map_err(err)?;
+            if r != t.nodes {
+                return Err(format!("uts {}: {r} nodes, expected {}", t.name, t.nodes));
+            }
+            Ok(self.kernel_ms())
+        })?;
+        let tasks = self.rt.last_stats().map_or(0, |s| s.tasks);
+        let pool = deep_pool(u64::from(t.max_depth));
+        let rayon = measure("rayon::join where the tasks fork", reps, || {
+            Ok((pool.install(|| uts_rayon(&p, t.seed)) == t.nodes)
+                .then_some(None)
+                .ok_or("rayon wrong")?)
+        })?;
+        let seq = measure("sequential, explicit stack", reps, || {
+            Ok((uts_seq(&p, t.seed).nodes == t.nodes)
+                .then_some(None)
+                .ok_or("seq wrong")?)
+        })?;
+        let rate = |r: &Timing| t.nodes as f64 / r.kernel_median.unwrap_or(r.median) / 1e6;
+        let line = format!(
+            "  Gnodes/s: gtap {:.3}, rayon {:.3}, sequential {:.3}",
+            rate(&gtap),
+            rate(&rayon),
+            rate(&seq)
+        );
+        print_table(
+            &format!(
+                "unbalanced tree (UTS binomial {}): b0 {}, m {}, q {}, seed {}: {} nodes, depth {} ({tasks} tasks in the last gtap run)",
+                t.name, t.b0, t.m, t.q, t.seed, t.nodes, t.max_depth
+            ),
+            &[gtap, rayon, seq],
+        );
+        println!("{line}");
+        Ok(())
+    }
+}

@@ -1,0 +1,233 @@
+//! The work-first scheduler's split deques: a private part only the owner touches, and the
+//! public part thieves steal from (the shared-deque protocol of `worker.rs`, unchanged).
+//!
+//! # Layout of one queue of one warp
+//!
+//! One ring of `queue_cap` slot indices, positions increasing towards the owner's end:
+//!
+//! ```text
+//!   head ......... public ......... | ..... private ..... | tail
+//!   (thieves claim from here)         (owner pushes and pops here, no atomics)
+//! ```
+//!
+//! `head` and `count` (published, unclaimed entries) live in the warp's [`DequeHeader`] in
+//! global memory; `tail` and `private` live in the warp's shared memory. The public part is
+//! `[tail - private - count, tail - private)` up to claims in flight, and the owner claims
+//! public entries (by CAS on `count`, as in the shared-deque protocol) only when its private
+//! part is empty, so owner and thieves meet on `count` alone.
+//!
+//! # Release
+//!
+//! Between batches the owner reads its `count`; when it is below `release_below` it moves
+//! the oldest `max(1, private >> release_shift)` private entries to the public part: it marks
+//! each entry's ancestors [`FLAG_SHARED`] up to the first one already marked (see
+//! `join.rs`), runs one `fence.acq_rel.gpu`, and adds to `count`. That is the only fence and
+//! the only device-scope RMW of a batch that shares nothing.
+//!
+//! [`DequeHeader`]: super::layout::DequeHeader
+
+use core::ptr::addr_of_mut;
+
+use super::layout::{FLAG_SHARED, NONE};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+
+const FULL: u32 = 0xffff_ffff;
+
+impl Warp {
+    /// The shared word counting queue `q`'s private entries.
+    #[inline(always)]
+    pub(crate) fn sm_private(&self, q: u32) -> *mut u32 {
+        self.smem
+            .wrapping_add(4 + 4 * self.queues as usize + q as usize)
+    }
+
+    /// Lane 0: takes up to `max` of the newest private entries of queue `q`; returns (first
+    /// position, count). No atomics: nobody else reads the private part.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0 (the owner of the warp's deque state).
+    #[inline(always)]
+    pub(crate) unsafe fn pop_private(&self, q: u32, max: u32) -> (u32, u32) {
+        // SAFETY (whole body): this warp's shared words.
+        unsafe {
+            let pr = self.sm_private(q);
+            // Ordering: relaxed, scope .cta; lane 0's own words.
+            let n = a::ld_relaxed_cta_u32(pr);
+            if n == 0 {
+                return (0, 0);
+            }
+            let got = n.min(max);
+            let sq = self.sm_queue(q);
+            let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(got);
+            a::st_relaxed_cta_u32(sq, t);
+            a::st_relaxed_cta_u32(pr, n - got);
+            (t, got)
+        }
+    }
+
+    /// Lane 0, acquiring: with `kept` tasks held, the next ones from the private part (the
+    /// kept tasks' queue `cur_q` first), else from the own public part (a CAS on `count`).
+    /// Returns (first position, count, queue).
+    ///
+    /// # Safety
+    ///
+    /// Lane 0.
+    #[inline(always)]
+    pub(crate) unsafe fn pop_wf(&self, cur_q: u32, kept: u32) -> (u32, u32, u32) {
+        // SAFETY (whole body): lane 0 owns the warp's deque operations; a queue's public
+        // entries end at its tail when its private part is empty, as `pop_own` expects.
+        unsafe {
+            if kept > 0 {
+                let (b, g) = self.pop_private(cur_q, 32 - kept);
+                if g > 0 {
+                    return (b, g, cur_q);
+                }
+                let (b, g) = self.pop_own(cur_q, 32 - kept);
+                return (b, g, cur_q);
+            }
+            for i in 0..self.queues {
+                let q = (cur_q + i) % self.queues;
+                let (b, g) = self.pop_private(q, 32);
+                if g > 0 {
+                    return (b, g, q);
+                }
+            }
+            for i in 0..self.queues {
+                let q = (cur_q + i) % self.queues;
+                let (b, g) = self.pop_own(q, 32);
+                if g > 0 {
+                    return (b, g, q);
+                }
+            }
+            (0, 0, cur_q)
+        }
+    }
+
+    /// Lane 0, at the end of a batch: `g` new entries at the top of queue `q` stay private.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0.
+    #[inline(always)]
+    pub(crate) unsafe fn add_private(&self, q: u32, g: u32) {
+        // SAFETY: this warp's shared word.
+        unsafe {
+            let pr = self.sm_private(q);
+            // Ordering: relaxed, scope .cta; lane 0's own word.
+            a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + g);
+        }
+    }
+
+    /// Lane 0, at the start of a batch: the public `count` of queue `q`, loaded now so that
+    /// its latency hides behind the bodies ([`Warp::release_amount`] takes it at the end).
+    ///
+    /// # Safety
+    ///
+    /// Lane 0.
+    #[inline(always)]
+    pub(crate) unsafe fn count_hint(&self, q: u32) -> u32 {
+        // SAFETY: this warp's deque header.
+        // Ordering: relaxed, scope .gpu; a hint (see `release_amount`).
+        unsafe { a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).count)) }
+    }
+
+    /// Lane 0, at the end of a batch: how many private entries of queue `q` to release now
+    /// (0: none), from the public `count` (`hint`, read at the batch's start, for queue
+    /// `hint_q`; read now for the others) and the release policy.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0.
+    #[inline(always)]
+    pub(crate) unsafe fn release_amount(&self, q: u32, hint_q: u32, hint: u32) -> u32 {
+        // SAFETY (whole body): this warp's shared word and deque header.
+        unsafe {
+            // Ordering: relaxed, scope .cta; lane 0's own word.
+            let n = a::ld_relaxed_cta_u32(self.sm_private(q));
+            if n == 0 {
+                return 0;
+            }
+            // A hint: a stale value releases late or early, never wrongly (the claim protocol
+            // is on `count` itself). Thieves only lower `count`, and only the owner raises it,
+            // so a count read before this batch's own releases is still an upper bound.
+            let c = if q == hint_q {
+                hint
+            } else {
+                self.count_hint(q)
+            };
+            if c >= self.release_below {
+                return 0;
+            }
+            (n >> self.release_shift).max(1)
+        }
+    }
+
+    /// Every lane (converged): moves the oldest `r` private entries of queue `q` to the
+    /// public part, where thieves can claim them.
+    ///
+    /// # Safety
+    ///
+    /// `r` (warp-uniform) is at most the private count; the warp is converged.
+    pub(crate) unsafe fn release(&self, q: u32, r: u32) {
+        let mut first = 0;
+        if self.lane == 0 {
+            // SAFETY: this warp's shared words.
+            // Ordering: relaxed, scope .cta; lane 0's own words.
+            unsafe {
+                first = a::ld_relaxed_cta_u32(self.sm_queue(q))
+                    .wrapping_sub(a::ld_relaxed_cta_u32(self.sm_private(q)));
+            }
+        }
+        first = a::shfl_sync_idx_b32(FULL, first, 0);
+        let mut i = self.lane;
+        while i < r {
+            let pos = first.wrapping_add(i) & (self.queue_cap - 1);
+            // SAFETY: a private entry of this warp's ring; its ancestors are suspended.
+            unsafe { self.mark_shared(self.ring(self.warp, q).add(pos as usize).read()) };
+            i += 32;
+        }
+        // Release side of the publication: every lane's marks, and the tasks' headers, frames
+        // and ring entries written by this warp's earlier batches.
+        a::fence_acq_rel_gpu();
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: this warp's shared words and deque header.
+            unsafe {
+                let pr = self.sm_private(q);
+                // Ordering: relaxed, scope .cta; lane 0's own words.
+                a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) - r);
+                // Ordering: relaxed, scope .gpu, after the fence above (a release pattern):
+                // a thief whose CAS on `count` claims these entries and then fences sees
+                // everything written before the fence.
+                a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.deque(self.warp, q)).count), r);
+                let sq = self.sm_queue(q);
+                a::st_relaxed_cta_u32(sq.add(3), a::ld_relaxed_cta_u32(sq.add(3)) + r);
+            }
+        }
+    }
+
+    /// Marks the ancestors of `slot` (a task about to become stealable) [`FLAG_SHARED`], from
+    /// its parent up to the first one already marked.
+    ///
+    /// Every ancestor of a live task is suspended. An unmarked ancestor is one whose join
+    /// this warp owns (a task whose join crossed warps is marked, and so are its ancestors,
+    /// by this same walk when it was marked), so plain stores suffice; lanes that walk the same
+    /// chain store the same value.
+    unsafe fn mark_shared(&self, slot: u32) {
+        // SAFETY (whole body): headers of suspended ancestors (alive while `slot` is).
+        unsafe {
+            let mut p = (*self.header(slot)).parent;
+            while p != NONE {
+                let h = self.header(p);
+                let f = (*h).flags;
+                if f & FLAG_SHARED != 0 {
+                    break;
+                }
+                (*h).flags = f | FLAG_SHARED;
+                p = (*h).parent;
+            }
+        }
+    }
+}

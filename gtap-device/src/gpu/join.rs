@@ -1,0 +1,149 @@
+//! The work-first scheduler's joins: warp-local bookkeeping for a parent whose children never
+//! left its warp, the device-scope protocol only for a parent marked [`FLAG_SHARED`].
+//!
+//! # The two paths (the argument in full is in `docs/gpu-runtime.md`, "Work-first joins")
+//!
+//! - **Owner only** (the parent is not marked): every child of the join was spawned into this
+//!   warp's private part and never released, so it runs, finishes and reports on this warp.
+//!   Lanes that finish siblings in the same batch are grouped with `match.any` on the parent;
+//!   the group's leader subtracts the group's size from `pending` with a plain load and
+//!   store. Program order and `bar.warp.sync` order every access to `pending`, to the
+//!   children's results in the parent's frame and to the parent's header; no fence, no
+//!   device-scope RMW.
+//! - **Shared** (the parent is marked): a child may finish on any warp. Before its decrement
+//!   every lane of the finishing warp runs `fence.acq_rel.gpu` (release: the child's result in
+//!   the parent's frame), then the leader subtracts with a device-scope RMW. The lane that
+//!   brings `pending` to zero fences again (acquire: every other child's result) before the
+//!   parent is re-enqueued on *this* warp's private part, and the whole warp fences before
+//!   the next batch, so the lane that resumes the parent sees what the lane that completed it
+//!   saw.
+//!
+//! A mark is set by the join's owner before the release fence that publishes the child, so a
+//! thief that claims the child sees it; the owner's plain decrements before the mark are
+//! ordered before every device-scope decrement after it by that same fence. The mark is
+//! cleared when the parent suspends again (a new join, owned by the warp that ran the step).
+
+use core::ptr::addr_of_mut;
+
+use super::layout::{FLAG_DONE, FLAG_SHARED, NONE};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+
+const FULL: u32 = 0xffff_ffff;
+
+impl Warp {
+    /// Whether the join of `parent` (not [`NONE`]) uses the device-scope protocol.
+    #[inline(always)]
+    unsafe fn is_shared(&self, parent: u32) -> bool {
+        // SAFETY: a suspended task's header; its mark was written by this warp or acquired
+        // with the task (see the module doc).
+        unsafe { (*self.header(parent)).flags & FLAG_SHARED != 0 }
+    }
+
+    /// Every lane (converged), after the batch's frees: lanes with `notify` tell `parent`
+    /// that their task finished. Returns the ballot of lanes that re-enqueued a parent.
+    ///
+    /// Runs in rounds: in each, the lanes still telling a parent are grouped by it
+    /// (`match.any`) and one leader per parent applies the group's count, so no two lanes ever
+    /// update one `pending` at once. A parent whose body had returned and whose last child
+    /// this was is freed, and its leader tells the grandparent in the next round (where it
+    /// may meet another lane telling the same grandparent).
+    ///
+    /// # Safety
+    ///
+    /// `parent` is the finished task's parent when `notify`; the warp is converged.
+    #[inline(always)]
+    pub(crate) unsafe fn join_wf(&self, notify: bool, parent: u32) -> u32 {
+        let (mut active, mut parent) = (notify, parent);
+        let mut resumed = false;
+        let mut acquire = false;
+        while a::vote_sync_ballot_b32(FULL, active) != 0 {
+            // SAFETY: as the caller promises; later rounds tell suspended grandparents.
+            let shared = active && parent != NONE && unsafe { self.is_shared(parent) };
+            if a::vote_sync_ballot_b32(FULL, shared) != 0 {
+                // Release side for shared joins: every lane's results and frees before the
+                // RMWs.
+                a::fence_acq_rel_gpu();
+            }
+            let key = if active { parent } else { NONE - 1 };
+            let peers = a::match_any_sync_b32(FULL, key);
+            if active && self.lane == peers.trailing_zeros() {
+                // SAFETY: one leader per parent in this round.
+                let step = unsafe { self.complete_wf(parent, peers.count_ones(), shared) };
+                acquire |= step.acquired;
+                resumed |= step.resumed;
+                active = step.next != NONE - 1;
+                parent = step.next;
+            } else {
+                active = false;
+            }
+        }
+        if a::vote_sync_ballot_b32(FULL, acquire) != 0 {
+            // Acquire side: a parent completed through the shared path runs on this warp next.
+            a::fence_acq_rel_gpu();
+        }
+        a::vote_sync_ballot_b32(FULL, resumed)
+    }
+
+    /// One lane: `count` children of `parent` finished. Completes the parent when they were
+    /// its last: re-enqueues it on this warp, or, if its body had returned, frees it and
+    /// returns its own parent to tell in the next round.
+    unsafe fn complete_wf(&self, parent: u32, count: u32, shared: bool) -> Completion {
+        let mut out = Completion {
+            next: NONE - 1,
+            resumed: false,
+            acquired: false,
+        };
+        // SAFETY (whole body): parents outlive their children by the pending counter.
+        unsafe {
+            if parent == NONE {
+                // The root, with its whole subtree, is done: the run is over.
+                // Ordering: release, scope .gpu; the root's result is written before.
+                a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+                return out;
+            }
+            let ph = self.header(parent);
+            let last = if shared {
+                // Ordering: relaxed, scope .gpu, after the warp's fence.acq_rel.gpu (a release
+                // pattern); the RMWs on `pending` form a release sequence.
+                let old =
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), count.wrapping_neg());
+                old == count
+            } else {
+                // Owner only: plain accesses, ordered by program order and warp barriers, and
+                // one leader per parent per round.
+                let left = (*ph).pending - count;
+                (*ph).pending = left;
+                left == 0
+            };
+            if !last {
+                return out;
+            }
+            if shared {
+                // Acquire side: the other children's results, and the parent's header as its
+                // owner left it.
+                a::fence_acq_rel_gpu();
+                out.acquired = true;
+            }
+            if (*ph).flags & FLAG_DONE != 0 {
+                // Its body had returned: it is complete now too.
+                out.next = (*ph).parent;
+                self.free_one_wf(parent);
+                return out;
+            }
+            let _ = self.reserve((*ph).queue, parent, (*ph).kind);
+            out.resumed = true;
+            out
+        }
+    }
+}
+
+/// What one leader's update of a join did.
+struct Completion {
+    /// The parent to tell next (its child completed), or `NONE - 1`.
+    next: u32,
+    /// The parent was re-enqueued on this warp.
+    resumed: bool,
+    /// The join was shared and this lane fenced after its last decrement.
+    acquired: bool,
+}

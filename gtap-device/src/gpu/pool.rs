@@ -1,0 +1,325 @@
+//! The work-first scheduler's task pools: slots with no owner, a private free stack per warp,
+//! and two shared sources behind it (the spill ring and the arena).
+//!
+//! # Where a slot comes from (`alloc_wf`, any lane, in a task body)
+//!
+//! 1. The warp's **private free stack** (LIFO, warp-owned global memory, its top in shared
+//!    memory): one shared-memory atomic, one plain load. No device-scope operation.
+//! 2. The warp's **fresh range** `[fresh_next, fresh_end)` (shared memory): the warp's
+//!    initial `tasks_per_warp` slots, later chunks of `chunk` slots taken from the arena.
+//! 3. The **slow path**, one slot: the spill ring (a claim on `avail`, a position, the entry)
+//!    or the arena (`arena_next`). Neither left: `ERR_POOL_EXHAUSTED` (limit: every slot of
+//!    the run, which `Config::gpu_pool_bytes` sizes).
+//!
+//! # Where a slot goes (`free_batch_wf`, every lane, after the bodies)
+//!
+//! Whoever finishes a task keeps its slot: the lanes push their finished slots onto the warp's
+//! own stack (positions from a ballot, one shared-memory update by lane 0). Slots migrate
+//! between warps with stolen tasks, so no warp's pool runs dry while another's overflows:
+//! a stack that would overflow spills half of itself to the spill ring, which every warp takes
+//! from on its slow path.
+//!
+//! # Invariants
+//!
+//! - Allocation (task bodies) and freeing (after the batch's warp barrier) never overlap
+//!   within a warp, so the stack's top only goes down in one phase and up in the other; the
+//!   top may go negative while lanes race past an empty stack, and is clamped before frees.
+//! - A slot is in at most one place: a stack, the spill ring, a fresh range, or in use.
+//! - Memory model: a slot freed onto the own stack is reused by the same warp (program order
+//!   and `bar.warp.sync`). A slot that crosses warps through the spill ring is released by the
+//!   pusher's `fence.acq_rel.gpu` *before* it writes the entry and acquired by the taker's
+//!   fence *after* it read the entry (fence-fence synchronization through the entry), so the
+//!   slot's old contents never land on top of its new ones. The allocator only writes a slot
+//!   before anyone reads it, so stale lines in its L1 are never read.
+
+use core::ptr::addr_of_mut;
+
+use super::layout::{SpillHeader, ERR_POOL_EXHAUSTED, NONE};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+
+const FULL: u32 = 0xffff_ffff;
+/// Shared word: the next fresh slot.
+pub(crate) const W_FRESH: usize = 0;
+/// Shared word: the end of the fresh range.
+pub(crate) const W_FRESH_END: usize = 1;
+/// Shared word: the private free stack's top (an `i32`; negative after lanes raced past an
+/// empty stack, clamped to 0 before frees).
+pub(crate) const W_TOP: usize = 2;
+/// Refill the fresh range from the arena when fewer slots than this are at hand.
+const REFILL_BELOW: u32 = 64;
+/// Spins on an entry of the spill ring before the run is checked for a stop.
+const SPIN_CHECK: u32 = 1024;
+
+impl Warp {
+    #[inline(always)]
+    fn spill(&self) -> *mut SpillHeader {
+        self.spill
+    }
+
+    #[inline(always)]
+    fn stack(&self, i: u32) -> *mut u32 {
+        self.free_stacks
+            .wrapping_add(self.warp as usize * self.stack_cap as usize + i as usize)
+    }
+
+    #[inline(always)]
+    fn spill_entry(&self, pos: u32) -> *mut u32 {
+        self.spill_ring
+            .wrapping_add((pos & (self.spill_cap - 1)) as usize)
+    }
+
+    /// Lane 0, once at the start: the warp's initial fresh range and an empty stack.
+    ///
+    /// # Safety
+    ///
+    /// The warp's shared words are valid.
+    pub(crate) unsafe fn init_pool_wf(&self) {
+        // SAFETY: this warp's shared words.
+        unsafe {
+            // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier after.
+            a::st_relaxed_cta_u32(self.smem.add(W_FRESH), self.warp * self.n);
+            a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), (self.warp + 1) * self.n);
+            a::st_relaxed_cta_u32(self.smem.add(W_TOP), 0);
+        }
+    }
+
+    /// Any lane, in a task body: a free slot, or [`NONE`] (error recorded).
+    ///
+    /// # Safety
+    ///
+    /// Called only while the warp runs bodies (no frees in flight).
+    #[inline(always)]
+    pub(crate) unsafe fn alloc_wf(&self, kind: u32) -> u32 {
+        // SAFETY (whole body): the warp's shared words and stack; positions below the top
+        // hold slots pushed by this warp's earlier free phases.
+        unsafe {
+            // Ordering: relaxed, scope .cta; the top is touched by this warp's lanes only.
+            let top = a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), u32::MAX) as i32;
+            if top > 0 {
+                // A plain load: written by a lane of this warp before an earlier warp barrier.
+                return self.stack(top as u32 - 1).read();
+            }
+            // Ordering: relaxed, scope .cta; as above. The end changes only between batches.
+            let f = a::atom_relaxed_cta_add_u32(self.smem.add(W_FRESH), 1);
+            if f < a::ld_relaxed_cta_u32(self.smem.add(W_FRESH_END)) {
+                return f;
+            }
+            self.alloc_slow(kind)
+        }
+    }
+
+    /// One slot from the spill ring or the arena (a lane whose warp's own slots ran out).
+    #[cold]
+    unsafe fn alloc_slow(&self, kind: u32) -> u32 {
+        let sp = self.spill();
+        // SAFETY (whole body): the spill header and ring are valid for the run.
+        unsafe {
+            loop {
+                // Ordering: relaxed, scope .gpu; the CAS below decides.
+                let avail = a::ld_relaxed_gpu_u32(addr_of_mut!((*sp).avail));
+                if avail == 0 {
+                    break;
+                }
+                // Ordering: relaxed, scope .gpu; claims one entry that a pusher has written or
+                // will write (its position is below `push_pos`); the slot's contents are
+                // acquired by the fence after the entry is read.
+                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*sp).avail), avail, avail - 1) == avail
+                {
+                    // Ordering: relaxed, scope .gpu; a position only.
+                    let pos = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).pop_pos), 1);
+                    return self.take_spilled(pos);
+                }
+            }
+            // Ordering: relaxed, scope .gpu; hands out fresh slots, nobody else reads them.
+            let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), 1);
+            if s < self.total_slots {
+                return s;
+            }
+            self.record_error(ERR_POOL_EXHAUSTED, kind, self.total_slots, s);
+            NONE
+        }
+    }
+
+    /// The slot at claimed position `pos` of the spill ring (its entry zeroed for the next
+    /// pusher), acquired; [`NONE`] when the run stopped while waiting for its pusher.
+    unsafe fn take_spilled(&self, pos: u32) -> u32 {
+        let e = self.spill_entry(pos);
+        let mut spins = 0u32;
+        // SAFETY: a claimed position of the ring; only this lane takes it.
+        unsafe {
+            loop {
+                // Ordering: relaxed, scope .gpu; the pusher's fence came before its store of
+                // the entry, our fence comes after this load: fence-fence synchronization.
+                let v = a::ld_relaxed_gpu_u32(e);
+                if v != 0 {
+                    // Ordering: relaxed, scope .gpu; the pusher `spill_cap` positions later
+                    // waits for this zero before it writes.
+                    a::st_relaxed_gpu_u32(e, 0);
+                    // Acquire side: the slot's old contents (released by the pusher).
+                    a::fence_acq_rel_gpu();
+                    return v - 1;
+                }
+                spins += 1;
+                if spins % SPIN_CHECK == 0 && self.should_stop() {
+                    return NONE;
+                }
+            }
+        }
+    }
+
+    /// Writes `slot` at the reserved position `pos` of the spill ring, once the taker of the
+    /// entry's previous occupant has zeroed it. The caller fenced before (release).
+    unsafe fn put_spilled(&self, pos: u32, slot: u32) {
+        let e = self.spill_entry(pos);
+        let mut spins = 0u32;
+        // SAFETY: a reserved position (this lane is its only writer).
+        unsafe {
+            // Ordering: relaxed, scope .gpu; the previous occupant was claimed (the ring holds
+            // every slot at once), so its taker zeroes it without waiting on us.
+            while a::ld_relaxed_gpu_u32(e) != 0 {
+                spins += 1;
+                if spins % SPIN_CHECK == 0 && self.should_stop() {
+                    return;
+                }
+            }
+            // Ordering: relaxed, scope .gpu; after the pusher's fence.acq_rel.gpu.
+            a::st_relaxed_gpu_u32(e, slot + 1);
+        }
+    }
+
+    /// Every lane (converged), after the batch's bodies and warp barrier: pushes each lane's
+    /// finished `slot` (or [`NONE`]) onto the warp's private free stack, spilling half of the
+    /// stack to the spill ring first when it would overflow.
+    ///
+    /// # Safety
+    ///
+    /// The warp is converged, no lane allocates meanwhile, and `slot` is a finished task's
+    /// slot that nobody reads any more.
+    #[inline(always)]
+    pub(crate) unsafe fn free_batch_wf(&self, slot: u32) {
+        let mine = slot != NONE && slot != self.root_slot;
+        let mask = a::vote_sync_ballot_b32(FULL, mine);
+        let mut top = 0u32;
+        if self.lane == 0 {
+            // SAFETY: this warp's shared word.
+            // Ordering: relaxed, scope .cta; the bodies' decrements came before the barrier.
+            let t = unsafe { a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) } as i32;
+            top = t.max(0) as u32;
+        }
+        top = a::shfl_sync_idx_b32(FULL, top, 0);
+        let k = mask.count_ones();
+        if top + k > self.stack_cap {
+            // SAFETY: the stack's entries below `top` are this warp's free slots.
+            top = unsafe { self.spill_half(top) };
+        }
+        if mine {
+            let i = top + (mask & a::lanemask_lt()).count_ones();
+            // SAFETY: i < stack_cap (checked above); a plain store, read by this warp's lanes
+            // after a later warp barrier.
+            unsafe { self.stack(i).write(slot) };
+        }
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: this warp's shared word.
+            // Ordering: relaxed, scope .cta; read by the lanes after the next warp barrier.
+            unsafe { a::st_relaxed_cta_u32(self.smem.add(W_TOP), top + k) };
+        }
+        a::bar_warp_sync(FULL);
+    }
+
+    /// One lane (a join's leader freeing a parent whose body had returned): pushes `slot` on
+    /// the private stack, or on the spill ring when the stack is full.
+    ///
+    /// # Safety
+    ///
+    /// After [`Warp::free_batch_wf`] of the same batch (the top is clamped), converged or not.
+    pub(crate) unsafe fn free_one_wf(&self, slot: u32) {
+        if slot == self.root_slot {
+            return;
+        }
+        // SAFETY (whole body): the warp's shared top and stack; the spill header and ring.
+        unsafe {
+            // Ordering: relaxed, scope .cta; other leaders of this batch may push too.
+            let t = a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), 1);
+            if t < self.stack_cap {
+                self.stack(t).write(slot);
+                return;
+            }
+            a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), u32::MAX);
+            // Release: the slot's contents, before its entry.
+            a::fence_acq_rel_gpu();
+            let sp = self.spill();
+            // Ordering: relaxed, scope .gpu; a position only.
+            let pos = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).push_pos), 1);
+            self.put_spilled(pos, slot);
+            // Ordering: relaxed, scope .gpu; takers spin on the entry itself.
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).avail), 1);
+        }
+    }
+
+    /// Every lane (converged): moves the upper half of the private stack (`[top - half,
+    /// top)`) to the spill ring; returns the new top.
+    #[cold]
+    unsafe fn spill_half(&self, top: u32) -> u32 {
+        let half = self.stack_cap / 2;
+        let from = top - half;
+        let sp = self.spill();
+        // Release: every slot in the stack was finished by this warp before now.
+        a::fence_acq_rel_gpu();
+        let mut base = 0;
+        if self.lane == 0 {
+            // SAFETY: the spill header is valid.
+            // Ordering: relaxed, scope .gpu; positions only.
+            base = unsafe { a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).push_pos), half) };
+        }
+        base = a::shfl_sync_idx_b32(FULL, base, 0);
+        let mut i = self.lane;
+        while i < half {
+            // SAFETY: stack entries below `top`; reserved ring positions.
+            unsafe { self.put_spilled(base.wrapping_add(i), self.stack(from + i).read()) };
+            i += 32;
+        }
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: the spill header is valid.
+            // Ordering: relaxed, scope .gpu; takers spin on the entries themselves.
+            unsafe { a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).avail), half) };
+        }
+        from
+    }
+
+    /// Lane 0, between batches: clamps the shared words the bodies raced past, and takes a
+    /// new fresh range from the arena when the warp's own slots run low.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0, no lane allocating.
+    #[inline(always)]
+    pub(crate) unsafe fn refill_wf(&self) {
+        // SAFETY (whole body): the warp's shared words and the spill header.
+        unsafe {
+            // Ordering: relaxed, scope .cta; this warp's own words, between phases.
+            let f = a::ld_relaxed_cta_u32(self.smem.add(W_FRESH));
+            let end = a::ld_relaxed_cta_u32(self.smem.add(W_FRESH_END));
+            let top = a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) as i32;
+            let fresh = end.saturating_sub(f);
+            if f > end {
+                a::st_relaxed_cta_u32(self.smem.add(W_FRESH), end);
+            }
+            if top < 0 {
+                a::st_relaxed_cta_u32(self.smem.add(W_TOP), 0);
+            }
+            if fresh == 0 && (top.max(0) as u32) < REFILL_BELOW {
+                let sp = self.spill();
+                // Ordering: relaxed, scope .gpu; hands out fresh slots only.
+                let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), self.chunk);
+                if s < self.total_slots {
+                    let e = s.saturating_add(self.chunk).min(self.total_slots);
+                    a::st_relaxed_cta_u32(self.smem.add(W_FRESH), s);
+                    a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), e);
+                }
+            }
+        }
+    }
+}

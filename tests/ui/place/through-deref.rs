@@ -1,0 +1,16 @@
+#[gtap::function]
+fn g(n: u64) -> u64 {
+    n
+}
+
+#[gtap::function]
+fn f(n: u64) -> u64 {
+    let mut x = 0u64;
+    let p = &raw mut x;
+    unsafe {
+        *p = task!(g(n));
+    }
+    taskwait!();
+    x
+}
+fn main() {}

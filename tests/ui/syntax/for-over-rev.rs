@@ -1,0 +1,16 @@
+#[gtap::function]
+fn g(n: u64) -> u64 {
+    n
+}
+
+#[gtap::function]
+fn f(n: u64) -> u64 {
+    let mut total = 0;
+    for i in (0..n).rev() {
+        let a = task!(g(i));
+        taskwait!();
+        total += a;
+    }
+    total
+}
+fn main() {}
