@@ -800,6 +800,7 @@ impl Bench {
     fn shared_deque_row(
         &self,
         tasks_per_warp: u32,
+        grid: Option<u32>,
         mut f: impl FnMut(&mut Runtime) -> Result<(), String>,
     ) -> Result<Option<Timing>, String> {
         if !self.gpu {
@@ -809,6 +810,7 @@ impl Bench {
             backend: self.rt_backend(),
             scheduler: gtap::Scheduler::SharedDeque,
             tasks_per_warp,
+            grid,
             ..Config::default()
         };
         let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
@@ -842,9 +844,11 @@ impl Bench {
                 .ok_or("seq wrong")?)
         })?;
         let tasks = self.rt.last_stats().map_or(0, |s| s.tasks);
-        let shared = self.shared_deque_row(8192, |rt| {
+        let shared = self.shared_deque_row(8192, None, |rt| {
             let r = rt.run::<Fib, _>(fib, (n,)).map_err(err)?;
-            (r == expected).then_some(()).ok_or(format!("fib({n}) = {r}"))
+            (r == expected)
+                .then_some(())
+                .ok_or(format!("fib({n}) = {r}"))
         })?;
         let ratio = scheduler_ratio(&gtap, shared.as_ref());
         let mut rows = vec![gtap];
@@ -945,7 +949,7 @@ impl Bench {
                 .then_some(None)
                 .ok_or("seq wrong")?)
         })?;
-        let shared = self.shared_deque_row(8192, |rt| {
+        let shared = self.shared_deque_row(8192, None, |rt| {
             let count = rt.upload(&[0u64]).map_err(err)?;
             rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))
                 .map_err(err)?;

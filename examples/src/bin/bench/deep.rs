@@ -46,8 +46,9 @@ impl Bench {
                 .then_some(None)
                 .ok_or("seq wrong")?)
         })?;
-        // The shared-deque ablation needs 10^6 records in the chain's one warp pool.
-        let shared = self.shared_deque_row(1 << 20, |rt| {
+        // The shared-deque ablation needs 10^6 records in the chain's one warp pool: 2^20 per
+        // warp, on 64 warps (every warp's pool is that large, and a chain runs on one).
+        let shared = self.shared_deque_row(1 << 20, Some(64), |rt| {
             let r = rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
             (r == expected)
                 .then_some(())
@@ -55,7 +56,7 @@ impl Bench {
         })?;
         if let Some(t) = &shared {
             println!(
-                "  shared deque (before, tasks_per_warp = 2^20): {:.4} us per step (kernel)",
+                "  shared deque (before, tasks_per_warp = 2^20, 64 warps): {:.4} us per step (kernel)",
                 t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
             );
         }
