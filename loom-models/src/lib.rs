@@ -1,0 +1,51 @@
+//! Loom models of the work-first scheduler's release, steal and join protocol
+//! (`gtap-device/src/gpu/{deque,join}.rs`), checked on the host.
+//!
+//! The device code is PTX; these models restate it with Rust atomics so that
+//! [loom](https://docs.rs/loom) can try every interleaving and every value a relaxed load may
+//! return, and flag any plain access that is not ordered by happens-before. Two threads stand
+//! for two warps: the *owner* (whose batch spawned the children) and a *thief*. One lane per
+//! warp is modelled; the other lanes only widen the same fences.
+//!
+//! # Mapping to the PTX
+//!
+//! | device (PTX) | model |
+//! |---|---|
+//! | `fence.acq_rel.gpu` (`a::fence_acq_rel_gpu`) | `fence(AcqRel)` |
+//! | `atom.relaxed.gpu.add` on `count` / `pending` | `fetch_add` / `fetch_sub`, `Relaxed` |
+//! | `atom.relaxed.gpu.cas` on `count` (`pop_own`) | `compare_exchange`, `Relaxed` |
+//! | `atom.acquire.gpu.cas` on `count` (`steal`) | the same `Relaxed` CAS (weaker, so covered) |
+//! | task headers, frames, ring entries (plain `ld`/`st`) | `loom::cell::UnsafeCell` |
+//! | `pending` before the mark (plain `ld`/`st`) | `AtomicU32`, `Relaxed` load and store |
+//!
+//! # Steps
+//!
+//! | step | device | model |
+//! |---|---|---|
+//! | spawn: frames, ring entry, `pending` | the batch's body and `reserve` (worker.rs) | `Join::spawn` |
+//! | owner-only decrement | `complete_wf`, `shared == false` (join.rs) | `Join::complete_plain` |
+//! | release: mark, fence, add | `Warp::release` + `mark_shared` (deque.rs) | `Join::release` |
+//! | claim: CAS, fence | `steal` / `pop_own` (worker.rs), then the batch's fence | `Join::claim` |
+//! | shared decrement: `is_shared`, fence, RMW | `join_wf` + `complete_wf`, `shared == true` | `Join::complete_shared` |
+//! | last decrement: fence, resume | `complete_wf` (`acquired`), `reserve` | `Join::resume` |
+//!
+//! The steal lock is left out (one thief), and so is `match.any` grouping (a leader's RMW of
+//! `count` children is the same RMW as one child's).
+//!
+//! # Models (`cargo test -p gtap-loom-models --release`)
+//!
+//! - `owner_only_join`: both children private; `pending` and the results are plain data, no
+//!   fence; a thief that finds `count == 0` touches nothing.
+//! - `released_then_stolen`: one child kept, one released; the thief may claim it, or the
+//!   owner takes it back from its own public part. Whoever completes the join reads both
+//!   results. `last_child_on_thief` and `last_child_on_owner_after_thief` check that loom
+//!   explored both orders of the two decrements (it counts, across executions, which side
+//!   resumed the parent and which side ran the released child).
+//! - `plain_then_shared`: the owner finishes one child through the plain path, then releases a
+//!   sibling: the `Relaxed` load and store of `pending` (standing in for the plain phase) and
+//!   the first child's result must reach whichever warp completes the join.
+//! - `no_*` (`#[should_panic]`): the same model with one fence left out; loom must report the
+//!   race, so the models are known to be able to fail.
+
+#[cfg(test)]
+mod model;

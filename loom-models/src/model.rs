@@ -1,0 +1,372 @@
+//! The models; the crate doc maps each step to the device code.
+
+use std::{
+    collections::BTreeSet,
+    sync::{Arc as StdArc, Mutex},
+};
+
+use loom::{
+    cell::UnsafeCell,
+    sync::{
+        atomic::{
+            fence, AtomicU32,
+            Ordering::{AcqRel, Relaxed},
+        },
+        Arc,
+    },
+    thread,
+};
+
+/// `layout::FLAG_SHARED`: the parent's join may complete on another warp.
+const FLAG_SHARED: u32 = 1;
+/// Warp ids in the model's bookkeeping (0: nobody).
+const OWNER: u32 = 1;
+const THIEF: u32 = 2;
+
+/// A plain load of warp-owned data.
+fn read(cell: &UnsafeCell<u32>) -> u32 {
+    // SAFETY: loom checks that this access is ordered with every write to `cell`; a race
+    // fails the model, which is what the models test for.
+    cell.with(|p| unsafe { *p })
+}
+
+/// A plain store to warp-owned data.
+fn write(cell: &UnsafeCell<u32>, value: u32) {
+    // SAFETY: as in `read`: loom checks every access.
+    cell.with_mut(|p| unsafe { *p = value })
+}
+
+/// What child `i` computes: its argument, read from its frame, to its result.
+fn work(arg: u32) -> u32 {
+    10 * arg + 1
+}
+
+/// The results of `n` children whose arguments are `1..=n`.
+fn expected_sum(n: usize) -> u32 {
+    (1..=n as u32).map(work).sum()
+}
+
+/// Which fences the protocol runs: all of them, except in the `no_*` models.
+#[derive(Clone, Copy)]
+struct Fences {
+    /// `Warp::release`: after the marks, before the add to `count`.
+    release: bool,
+    /// The batch's fence after a claim (`steal`, `pop_own`).
+    claim: bool,
+    /// `join_wf`: before the shared decrement.
+    before_rmw: bool,
+    /// `complete_wf`: after the decrement that brings `pending` to zero.
+    after_last: bool,
+}
+
+const ALL: Fences = Fences {
+    release: true,
+    claim: true,
+    before_rmw: true,
+    after_last: true,
+};
+
+/// One parent suspended at a join of `N` children, and its owner's deque (one queue, one
+/// public entry at most).
+struct Join<const N: usize> {
+    fences: Fences,
+    /// The parent's header `flags`.
+    flags: UnsafeCell<u32>,
+    /// The parent's header `pending`: plain on the device until the mark; here `Relaxed`
+    /// loads and stores until then (loom cannot mix plain and atomic accesses to one place).
+    pending: AtomicU32,
+    /// The children's frames (their arguments).
+    args: [UnsafeCell<u32>; N],
+    /// The children's result slots in the parent's frame.
+    results: [UnsafeCell<u32>; N],
+    /// The owner's ring entry at the public head (a child index).
+    ring: UnsafeCell<u32>,
+    /// The owner's `DequeHeader::count`: published, unclaimed entries.
+    count: AtomicU32,
+    /// Bookkeeping, not device state: the warp that resumed the parent, and the warp that
+    /// ran the released child.
+    resumed_by: AtomicU32,
+    released_ran_on: AtomicU32,
+}
+
+impl<const N: usize> Join<N> {
+    fn new(fences: Fences) -> Self {
+        Join {
+            fences,
+            flags: UnsafeCell::new(0),
+            pending: AtomicU32::new(0),
+            args: std::array::from_fn(|_| UnsafeCell::new(0)),
+            results: std::array::from_fn(|_| UnsafeCell::new(0)),
+            ring: UnsafeCell::new(0),
+            count: AtomicU32::new(0),
+            resumed_by: AtomicU32::new(0),
+            released_ran_on: AtomicU32::new(0),
+        }
+    }
+
+    /// Owner: the parent's batch spawns its children and suspends.
+    fn spawn(&self) {
+        for (i, arg) in self.args.iter().enumerate() {
+            write(arg, i as u32 + 1);
+        }
+        self.pending.store(N as u32, Relaxed);
+    }
+
+    /// Owner (`Warp::release`): publishes `child`; marks its parent, fences, adds to `count`.
+    fn release(&self, child: u32) {
+        write(&self.ring, child);
+        write(&self.flags, read(&self.flags) | FLAG_SHARED);
+        if self.fences.release {
+            fence(AcqRel);
+        }
+        self.count.fetch_add(1, Relaxed);
+    }
+
+    /// Either warp (`steal`, `pop_own`): claims the public entry, then the batch's fence.
+    fn claim(&self) -> Option<u32> {
+        let c = self.count.load(Relaxed);
+        if c == 0 {
+            return None;
+        }
+        self.count
+            .compare_exchange(c, c - 1, Relaxed, Relaxed)
+            .ok()?;
+        if self.fences.claim {
+            fence(AcqRel);
+        }
+        Some(read(&self.ring))
+    }
+
+    /// Warp `warp` runs `child` and tells the parent (`join_wf`).
+    fn run(&self, child: u32, warp: u32) {
+        let c = child as usize;
+        write(&self.results[c], work(read(&self.args[c])));
+        if read(&self.flags) & FLAG_SHARED != 0 {
+            self.complete_shared(warp);
+        } else {
+            self.complete_plain(warp);
+        }
+    }
+
+    /// `complete_wf`, owner only: a plain load and store (here `Relaxed`), no fence.
+    fn complete_plain(&self, warp: u32) {
+        assert_eq!(warp, OWNER, "an unmarked join completes on its owner");
+        let left = self.pending.load(Relaxed) - 1;
+        self.pending.store(left, Relaxed);
+        if left == 0 {
+            self.resume(warp);
+        }
+    }
+
+    /// `join_wf` + `complete_wf`, shared: fence, relaxed RMW, and a fence after the last.
+    fn complete_shared(&self, warp: u32) {
+        if self.fences.before_rmw {
+            fence(AcqRel);
+        }
+        if self.pending.fetch_sub(1, Relaxed) == 1 {
+            if self.fences.after_last {
+                fence(AcqRel);
+            }
+            self.resume(warp);
+        }
+    }
+
+    /// The parent resumes on `warp`: it reads every result and, suspending again later,
+    /// clears its mark (a plain store by the new owner).
+    fn resume(&self, warp: u32) {
+        let sum: u32 = self.results.iter().map(read).sum();
+        assert_eq!(sum, expected_sum(N));
+        write(&self.flags, 0);
+        assert_eq!(self.resumed_by.swap(warp, Relaxed), 0, "resumed twice");
+    }
+
+    /// Thief: one steal attempt; runs what it claims.
+    fn thief(&self) {
+        if let Some(child) = self.claim() {
+            self.released_ran_on.store(THIEF, Relaxed);
+            self.run(child, THIEF);
+        }
+    }
+
+    /// Owner, with its private part empty: takes back a released child nobody stole.
+    fn reclaim(&self) {
+        if let Some(child) = self.claim() {
+            self.released_ran_on.store(OWNER, Relaxed);
+            self.run(child, OWNER);
+        }
+    }
+
+    /// After both warps (joined): the parent resumed exactly once; (released child ran on,
+    /// resumed on).
+    fn outcome(&self) -> (u32, u32) {
+        assert_eq!(self.pending.load(Relaxed), 0);
+        let resumed = self.resumed_by.load(Relaxed);
+        assert_ne!(resumed, 0, "the parent never resumed");
+        (self.released_ran_on.load(Relaxed), resumed)
+    }
+}
+
+/// Runs `owner` and the thief on one `Join` under loom; returns the set of outcomes seen.
+fn check<const N: usize>(fences: Fences, owner: fn(&Join<N>)) -> BTreeSet<(u32, u32)> {
+    let seen = StdArc::new(Mutex::new(BTreeSet::new()));
+    let record = StdArc::clone(&seen);
+    loom::model(move || {
+        let join = Arc::new(Join::<N>::new(fences));
+        let thief = {
+            let join = Arc::clone(&join);
+            thread::spawn(move || join.thief())
+        };
+        owner(&join);
+        thief.join().unwrap();
+        record.lock().unwrap().insert(join.outcome());
+    });
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+/// Owner of model 2: two children, one kept, one released.
+fn owner_keep_one(join: &Join<2>) {
+    join.spawn();
+    join.release(1);
+    join.run(0, OWNER);
+    join.reclaim();
+}
+
+/// Owner of the plain-then-shared model: child 0 completes through the plain path in an
+/// earlier batch, then child 2 is released and child 1 runs.
+fn owner_plain_then_release(join: &Join<3>) {
+    join.spawn();
+    join.run(0, OWNER);
+    join.release(2);
+    join.run(1, OWNER);
+    join.reclaim();
+}
+
+#[test]
+fn owner_only_join() {
+    /// Model 1's state: `pending` is plain data, as on the device.
+    struct Plain {
+        pending: UnsafeCell<u32>,
+        args: [UnsafeCell<u32>; 2],
+        results: [UnsafeCell<u32>; 2],
+        count: AtomicU32,
+    }
+    loom::model(|| {
+        let join = Arc::new(Plain {
+            pending: UnsafeCell::new(0),
+            args: std::array::from_fn(|_| UnsafeCell::new(0)),
+            results: std::array::from_fn(|_| UnsafeCell::new(0)),
+            count: AtomicU32::new(0),
+        });
+        let thief = {
+            let join = Arc::clone(&join);
+            // Nothing was released: the thief finds `count == 0` and touches nothing else.
+            thread::spawn(move || assert_eq!(join.count.load(Relaxed), 0))
+        };
+        for (i, arg) in join.args.iter().enumerate() {
+            write(arg, i as u32 + 1);
+        }
+        write(&join.pending, 2);
+        let mut resumed = 0;
+        for i in 0..2 {
+            write(&join.results[i], work(read(&join.args[i])));
+            let left = read(&join.pending) - 1;
+            write(&join.pending, left);
+            if left == 0 {
+                resumed += 1;
+                let sum: u32 = join.results.iter().map(read).sum();
+                assert_eq!(sum, expected_sum(2));
+            }
+        }
+        assert_eq!(resumed, 1);
+        thief.join().unwrap();
+    });
+}
+
+#[test]
+fn released_then_stolen() {
+    let seen = check(ALL, owner_keep_one);
+    // The released child runs on the thief or goes back to its owner.
+    assert!(seen.iter().any(|&(ran, _)| ran == THIEF), "{seen:?}");
+    assert!(seen.iter().any(|&(ran, _)| ran == OWNER), "{seen:?}");
+}
+
+#[test]
+fn last_child_on_thief() {
+    let seen = check(ALL, owner_keep_one);
+    assert!(seen.contains(&(THIEF, THIEF)), "{seen:?}");
+}
+
+#[test]
+fn last_child_on_owner_after_thief() {
+    let seen = check(ALL, owner_keep_one);
+    assert!(seen.contains(&(THIEF, OWNER)), "{seen:?}");
+}
+
+#[test]
+fn plain_then_shared() {
+    let seen = check(ALL, owner_plain_then_release);
+    assert!(seen.contains(&(THIEF, THIEF)), "{seen:?}");
+    assert!(seen.contains(&(THIEF, OWNER)), "{seen:?}");
+    assert!(seen.contains(&(OWNER, OWNER)), "{seen:?}");
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_release_fence() {
+    check(
+        Fences {
+            release: false,
+            ..ALL
+        },
+        owner_keep_one,
+    );
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_claim_fence() {
+    check(
+        Fences {
+            claim: false,
+            ..ALL
+        },
+        owner_keep_one,
+    );
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_fence_before_rmw() {
+    check(
+        Fences {
+            before_rmw: false,
+            ..ALL
+        },
+        owner_keep_one,
+    );
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_fence_after_last() {
+    check(
+        Fences {
+            after_last: false,
+            ..ALL
+        },
+        owner_keep_one,
+    );
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_release_fence_after_plain_phase() {
+    check(
+        Fences {
+            release: false,
+            ..ALL
+        },
+        owner_plain_then_release,
+    );
+}
