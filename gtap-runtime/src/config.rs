@@ -270,7 +270,7 @@ mod tests {
             (
                 "gpu_pool_bytes",
                 Config {
-                    gpu_pool_bytes: Some(4096),
+                    gpu_pool_bytes: Some(1024),
                     ..Config::default()
                 },
             ),
