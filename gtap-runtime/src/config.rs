@@ -78,6 +78,12 @@ pub struct Config {
     /// GPU, work-first scheduler: a release moves `private >> release_shift` tasks (at least
     /// one), the oldest first (default 1: half).
     pub release_shift: u32,
+    /// GPU, work-first scheduler: steps a lane may run inline per batch (default 32, at most
+    /// 56; 0 turns inline execution off, for comparison). A step's last child is run by the
+    /// same lane right after the step, and a parent whose inline children all finished is
+    /// resumed there too, without a trip through the scheduler (`docs/gpu-runtime.md`,
+    /// "Inline execution"). Larger values make dependent chains cheaper and batches longer.
+    pub inline_steps: u32,
     /// GPU: threads per block of the block-level workers, which run programs with a
     /// `#[gtap::function(block)]` kind: a block-level task runs on this many threads, a
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
@@ -138,6 +144,7 @@ impl Default for Config {
             gpu_pool_bytes: None,
             release_below: 1,
             release_shift: 1,
+            inline_steps: 32,
             block_threads: 128,
             tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,
@@ -198,6 +205,13 @@ impl Config {
         }
         if self.release_shift > 31 {
             return bad("release_shift", self.release_shift, "0..=31");
+        }
+        if self.inline_steps > gtap_device::gpu::layout::MAX_INLINE_STEPS {
+            return bad(
+                "inline_steps",
+                self.inline_steps,
+                "0..=56 (0 turns inline execution off)",
+            );
         }
         if self.block_threads == 0
             || !self.block_threads.is_multiple_of(32)
@@ -285,6 +299,13 @@ mod tests {
                 "release_shift",
                 Config {
                     release_shift: 32,
+                    ..Config::default()
+                },
+            ),
+            (
+                "inline_steps",
+                Config {
+                    inline_steps: 57,
                     ..Config::default()
                 },
             ),

@@ -315,7 +315,24 @@ pub struct Params {
     pub release_below: u32,
     /// Work-first kernel: release `private >> release_shift` tasks (at least one) at a time.
     pub release_shift: u32,
+    /// Work-first kernel: steps a lane may run inline per batch (a held child, or a parent its
+    /// inline children completed) before it hands the rest back to the batch loop; 0 turns
+    /// inline execution off. At most [`MAX_INLINE_STEPS`].
+    pub inline_steps: u32,
+    /// Work-first kernel: per-lane arrays of free slots, `[warp][LANE_FREE_CAP][32]` `u32`
+    /// (interleaved by lane so that the lanes of a warp touch one line per index).
+    pub lane_frees: u64,
 }
+
+/// Work-first kernel: free slots one lane may hold in its array (see `pool.rs`).
+pub const LANE_FREE_CAP: u32 = 64;
+/// Work-first kernel: free slots a lane keeps for its next batch; the rest go back to its
+/// warp's free stack at the end of each batch.
+pub const LANE_FREE_KEEP: u32 = 8;
+/// The largest `inline_steps`: a lane frees at most one slot into its array per inline step,
+/// so the array never overflows; and 32 lanes' surplus (`32 * MAX_INLINE_STEPS`) fits in half
+/// a warp's free stack.
+pub const MAX_INLINE_STEPS: u32 = LANE_FREE_CAP - LANE_FREE_KEEP;
 
 const _: () = assert!(
     size_of::<BatchRecord>() == 56,

@@ -3,6 +3,8 @@
 //!
 //! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
 //! - `worker` (nvptx only): the persistent loop; its protocol is in `docs/gpu-runtime.md`.
+//!   Its parts: `deque` (split deques: private part, release), `pool` (task slots), `join`
+//!   (warp-local and shared joins), `lane` (a lane's steps, with work-first inline execution).
 //! - `block_worker` (nvptx only): the block-level loop for programs with a
 //!   `#[gtap::function(block)]` kind (one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
@@ -28,6 +30,8 @@ mod block_worker;
 mod deque;
 #[cfg(target_arch = "nvptx64")]
 mod join;
+#[cfg(target_arch = "nvptx64")]
+mod lane;
 #[cfg(target_arch = "nvptx64")]
 mod pool;
 #[cfg(target_arch = "nvptx64")]

@@ -11,7 +11,15 @@
 //!    or the arena (`arena_next`). Neither left: `ERR_POOL_EXHAUSTED` (limit: every slot of
 //!    the run, which `Config::gpu_pool_bytes` sizes).
 //!
+//! 0. Before all of these, the lane's own **free array** (see below): a plain load.
+//!
 //! # Where a slot goes (`free_batch_wf`, every lane, after the bodies)
+//!
+//! A slot freed *during* the bodies (a task a lane ran inline finished, see `worker.rs`) goes
+//! to the lane's own free array (`lane_frees`, warp-owned global memory, the count in a
+//! register): the warp's stack cannot take pushes while other lanes pop it. At the end of the
+//! batch, `drain_lane_frees` moves every array's surplus over [`LANE_FREE_KEEP`] to the
+//! warp's stack, all lanes copying in parallel; a lane keeps a few for its next batch.
 //!
 //! Whoever finishes a task keeps its slot: the lanes push their finished slots onto the warp's
 //! own stack (positions from a ballot, one shared-memory update by lane 0). Slots migrate
@@ -34,7 +42,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{SpillHeader, ERR_POOL_EXHAUSTED, NONE};
+use super::layout::{SpillHeader, ERR_POOL_EXHAUSTED, LANE_FREE_CAP, LANE_FREE_KEEP, NONE};
 use super::worker::Warp;
 use crate::arch::nvptx as a;
 
@@ -67,6 +75,97 @@ impl Warp {
     fn spill_entry(&self, pos: u32) -> *mut u32 {
         self.spill_ring
             .wrapping_add((pos & (self.spill_cap - 1)) as usize)
+    }
+
+    /// Entry `i` of this lane's free array.
+    #[inline(always)]
+    fn lane_free_entry(&self, i: u32) -> *mut u32 {
+        self.lane_frees.wrapping_add(
+            ((self.warp as usize * LANE_FREE_CAP as usize + i as usize) << 5) + self.lane as usize,
+        )
+    }
+
+    /// Any lane, in a task body: puts `slot` (a finished task's, read by nobody any more) in
+    /// this lane's free array, which holds `n` slots; the caller adds one to `n`.
+    ///
+    /// # Safety
+    ///
+    /// `n < LANE_FREE_CAP` (the inline budget guarantees it, see `MAX_INLINE_STEPS`).
+    #[inline(always)]
+    pub(crate) unsafe fn lane_free_put(&self, n: u32, slot: u32) {
+        // SAFETY: inside this lane's array; a plain store, read back only by this lane.
+        unsafe { self.lane_free_entry(n).write(slot) }
+    }
+
+    /// Any lane, in a task body: the newest slot of this lane's free array, which holds `n > 0`
+    /// slots; the caller subtracts one from `n`.
+    ///
+    /// # Safety
+    ///
+    /// `0 < n <= LANE_FREE_CAP`.
+    #[inline(always)]
+    pub(crate) unsafe fn lane_free_take(&self, n: u32) -> u32 {
+        // SAFETY: an entry this lane wrote (program order).
+        unsafe { self.lane_free_entry(n - 1).read() }
+    }
+
+    /// Every lane (converged), after [`Warp::free_batch_wf`]: moves each lane's free slots
+    /// over [`LANE_FREE_KEEP`] from its array to the warp's private stack; returns the lane's
+    /// new count.
+    ///
+    /// # Safety
+    ///
+    /// The warp is converged, no lane allocates meanwhile, and `n` is this lane's count.
+    #[inline(always)]
+    pub(crate) unsafe fn drain_lane_frees(&self, n: u32) -> u32 {
+        let surplus = n.saturating_sub(LANE_FREE_KEEP);
+        if a::vote_sync_ballot_b32(FULL, surplus > 0) == 0 {
+            return n;
+        }
+        // Inclusive prefix sum of the surplus over the lanes (five shuffles).
+        let mut incl = surplus;
+        let mut d = 1;
+        while d < 32 {
+            let v = a::shfl_sync_idx_b32(FULL, incl, self.lane.saturating_sub(d));
+            if self.lane >= d {
+                incl += v;
+            }
+            d <<= 1;
+        }
+        let total = a::shfl_sync_idx_b32(FULL, incl, 31);
+        let mut top = 0u32;
+        if self.lane == 0 {
+            // SAFETY: this warp's shared word.
+            // Ordering: relaxed, scope .cta; `free_batch_wf` left it non-negative and its last
+            // warp barrier ordered every lane's update before this load.
+            top = unsafe { a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) };
+        }
+        top = a::shfl_sync_idx_b32(FULL, top, 0);
+        if top + total > self.stack_cap {
+            // total <= 32 * MAX_INLINE_STEPS <= stack_cap / 2, so top > stack_cap / 2 here
+            // and one spill makes room.
+            // SAFETY: the stack's entries below `top` are this warp's free slots.
+            top = unsafe { self.spill_half(top) };
+        }
+        let first = top + incl - surplus;
+        let mut i = 0;
+        while i < surplus {
+            // SAFETY: entries of this lane's array (written by it), positions below
+            // `top + total <= stack_cap`; plain accesses, read by this warp after a barrier.
+            unsafe {
+                let slot = self.lane_free_entry(LANE_FREE_KEEP + i).read();
+                self.stack(first + i).write(slot);
+            }
+            i += 1;
+        }
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: this warp's shared word.
+            // Ordering: relaxed, scope .cta; read by the lanes after the next warp barrier.
+            unsafe { a::st_relaxed_cta_u32(self.smem.add(W_TOP), top + total) };
+        }
+        a::bar_warp_sync(FULL);
+        n - surplus
     }
 
     /// Lane 0, once at the start: the warp's initial fresh range and an empty stack.

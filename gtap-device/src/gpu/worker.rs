@@ -19,16 +19,15 @@
 //!   one device word, updated once per batch per warp.
 //! - **Errors** are recorded once (first writer wins) and make every warp leave its loop.
 
-use core::marker::PhantomData;
-use core::ptr::{addr_of_mut, null_mut};
+use core::ptr::addr_of_mut;
 
+use super::lane::run_lane;
 use super::layout::{
     BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, SpillHeader,
-    WarpStats, ERR_INVALID_QUEUE, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW,
-    ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+    WarpStats, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, FLAG_DONE, NONE,
 };
 use crate::arch::nvptx as a;
-use crate::task::{Context, KindId, Program, Step};
+use crate::task::Program;
 
 const FULL: u32 = 0xffff_ffff;
 /// Random victims tried per steal round before the warp backs off.
@@ -74,6 +73,9 @@ pub(crate) struct Warp {
     pub(crate) chunk: u32,
     pub(crate) release_below: u32,
     pub(crate) release_shift: u32,
+    /// Work-first kernel only: inline steps per lane per batch, and the lanes' free arrays.
+    pub(crate) inline_steps: u32,
+    pub(crate) lane_frees: *mut u32,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
@@ -115,6 +117,8 @@ impl Warp {
             chunk: p.chunk,
             release_below: p.release_below,
             release_shift: p.release_shift,
+            inline_steps: p.inline_steps,
+            lane_frees: p.lane_frees as *mut u32,
             warp,
             lane,
             smem,
@@ -618,112 +622,6 @@ pub(crate) fn record_error(
     }
 }
 
-/// The [`Context`] a lane gives the step it runs.
-struct Ctx<'w, P> {
-    w: &'w Warp,
-    slot: u32,
-    kind: u32,
-    state: u32,
-    frame: *mut u8,
-    dst: *mut u8,
-    /// Children spawned by this step.
-    spawned: u32,
-    /// The work-first scheduler's pools (a constant of the kernel).
-    wf: bool,
-    _program: PhantomData<P>,
-}
-
-// SAFETY: frames are 16-aligned slots of `stride >= every kind's layout` bytes (the host sizes
-// them from the probe pass); a suspended task is resumed once, by its last child, after an
-// acquire on its pending counter.
-unsafe impl<P: Program> Context for Ctx<'_, P> {
-    #[inline(always)]
-    fn state(&self) -> u32 {
-        self.state
-    }
-
-    #[inline(always)]
-    fn frame(&self) -> *mut u8 {
-        self.frame
-    }
-
-    #[inline(always)]
-    fn result_dst(&self) -> *mut u8 {
-        self.dst
-    }
-
-    #[inline(always)]
-    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
-        let w = self.w;
-        if queue >= w.queues {
-            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
-            return null_mut();
-        }
-        if self.spawned >= w.max_children {
-            w.record_error(
-                ERR_TOO_MANY_CHILDREN,
-                self.kind,
-                w.max_children,
-                self.spawned,
-            );
-            return null_mut();
-        }
-        // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
-        // until the batch publishes it.
-        unsafe {
-            let slot = if self.wf {
-                w.alloc_wf(kind)
-            } else {
-                w.alloc(kind)
-            };
-            if slot == NONE {
-                return null_mut();
-            }
-            let h = w.header(slot);
-            h.write(Header {
-                kind,
-                state: 0,
-                queue: 0,
-                pending: 0,
-                parent: if P::JOINS { self.slot } else { NONE },
-                flags: 0,
-                result_dst: result_dst as u64,
-            });
-            if !w.reserve(queue, slot, kind) {
-                return null_mut();
-            }
-            self.spawned += 1;
-            h.cast::<u8>().add(HEADER_BYTES as usize)
-        }
-    }
-
-    #[inline(always)]
-    fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
-        if self.spawned == 0 {
-            return false;
-        }
-        let w = self.w;
-        if queue >= w.queues {
-            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
-        }
-        let h = w.header(self.slot);
-        // SAFETY: the running task's header; published with its children after the step.
-        unsafe {
-            (*h).state = resume_state;
-            (*h).queue = if queue < w.queues { queue } else { 0 };
-        }
-        true
-    }
-
-    fn report_layout(&mut self, _size: usize, _align: usize) {}
-
-    #[cold]
-    fn unknown_kind(&mut self, kind: KindId) -> Step {
-        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
-        Step::Aborted
-    }
-}
-
 /// Global-queue kernel, every lane (converged), after lane 0 staged the batch's publication:
 /// per queue, lane 0 reserves the positions, the lanes copy the staged entries from the own
 /// ring in parallel, fence, and lane 0 commits.
@@ -968,6 +866,8 @@ pub unsafe fn thread_worker<
     // Work-first, programs without joins (lane 0): tasks finished minus spawned by this warp
     // and not yet subtracted from `Control::live` (never positive: see the publish step).
     let mut live_debt: i32 = 0;
+    // Work first: slots in this lane's free array (kept across batches; see `pool.rs`).
+    let mut lane_free: u32 = 0;
     // Profiler state (dead code when !PROFILE).
     let mut prof = WarpProf { written: 0 };
     if PROFILE && lane == 0 {
@@ -1116,84 +1016,42 @@ pub unsafe fn thread_worker<
         // parent that this warp re-enqueued was followed by the batch's second fence (after
         // the RMW on its pending counter), which is the acquire of its children's results.
 
-        // ---- 2. Run one step per lane. ----
+        // ---- 2. Run the lane's task, and (work first) what it leads to inline. ----
         let mut spawned: u32 = 0;
         let mut finished: u32 = 0;
         let mut aborted = false;
-        // The lane's finished task (freed after the fence) and, with joins, its parent.
+        // The lane's finished batch task (freed after the bodies) and, with joins, its parent.
         let mut to_free = NONE;
         let mut notify = false;
         let mut notify_parent = NONE;
+        // Steps run inline after the batch task's first (the profiler's count).
+        let mut inlined: u32 = 0;
         if task != NONE {
-            let h = w.header(task);
-            // SAFETY: a published (or kept) task's header and frame, acquired above.
-            unsafe {
-                let kind = (*h).kind;
-                let mut ctx = Ctx::<'_, P> {
-                    wf,
-                    w: &w,
-                    slot: task,
-                    kind,
-                    state: (*h).state,
-                    frame: h.cast::<u8>().add(HEADER_BYTES as usize),
-                    dst: (*h).result_dst as *mut u8,
-                    spawned: 0,
-                    _program: PhantomData,
-                };
-                let step = P::dispatch(&mut ctx, kind);
-                spawned = ctx.spawned;
-                steps += 1;
-                match step {
-                    Step::Done if P::JOINS => {
-                        if spawned > 0 {
-                            // Detached children keep the record alive; the last one completes
-                            // it. Published with the children by the batch's fence + add.
-                            // Ordering: relaxed, scope .gpu; strong like the children's RMWs.
-                            // (Work-first: a warp-local counter until a child is released.)
-                            if wf {
-                                (*h).pending = spawned;
-                            } else {
-                                a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
-                            }
-                            (*h).flags = FLAG_DONE;
-                        } else {
-                            to_free = task;
-                            notify = true;
-                            notify_parent = (*h).parent;
-                        }
-                    }
-                    Step::Done => {
-                        to_free = task;
-                        finished = 1;
-                    }
-                    Step::Suspended => {
-                        if P::JOINS && wf {
-                            // A new join, owned by this warp until a child is released.
-                            (*h).pending = spawned;
-                            (*h).flags = 0;
-                        } else if P::JOINS {
-                            // Ordering: relaxed, scope .gpu; published with the children.
-                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
-                        } else {
-                            w.record_error(ERR_PROTOCOL, kind, 0, 1);
-                            aborted = true;
-                        }
-                    }
-                    Step::Aborted => aborted = true,
-                }
-            }
+            // SAFETY: a published (or kept) task's header and frame, acquired above; inline
+            // tasks were made by this lane in this batch (see `run_lane`).
+            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, &mut lane_free) };
+            spawned = out.spawned;
+            finished = out.finished;
+            aborted = out.aborted;
+            to_free = out.to_free;
+            notify = out.notify;
+            notify_parent = out.notify_parent;
+            inlined = out.steps - 1;
+            steps += out.steps;
         }
         spawned_total = spawned_total.wrapping_add(spawned);
         // Release side: every lane's frame, header and ring writes, before lane 0 publishes.
         a::bar_warp_sync(FULL);
         if PROFILE {
             let batch_spawned = a::redux_sync_add_u32(FULL, spawned);
+            let batch_inlined = a::redux_sync_add_u32(FULL, inlined);
             if lane == 0 {
                 // SAFETY: lane 0 owns this warp's profile region.
                 unsafe {
                     let r = WarpProf::rec(&w);
                     (*r).run_to = a::globaltimer();
                     (*r).spawned = batch_spawned;
+                    (*r).tasks += batch_inlined;
                 }
             }
         }
@@ -1206,8 +1064,11 @@ pub unsafe fn thread_worker<
         let mut joins = 0;
         if wf {
             // Work-first: no fence unless a join is shared (see `join.rs`).
-            // SAFETY: finished tasks' slots and parents.
-            unsafe { w.free_batch_wf(to_free) };
+            // SAFETY: finished tasks' slots and parents; this lane's free array.
+            unsafe {
+                w.free_batch_wf(to_free);
+                lane_free = w.drain_lane_frees(lane_free);
+            }
             if P::JOINS {
                 // SAFETY: as above.
                 joins = unsafe { w.join_wf(notify, notify_parent) }.count_ones();

@@ -40,7 +40,7 @@ use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
     self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
-    SpillHeader, WarpStats, HEADER_BYTES, NONE,
+    SpillHeader, WarpStats, HEADER_BYTES, LANE_FREE_CAP, MAX_INLINE_STEPS, NONE,
 };
 use gtap_device::task::{Program, TaskFn};
 
@@ -172,6 +172,7 @@ struct Pools {
     /// ring, and the sizes.
     wf: bool,
     free_stacks: u64,
+    lane_frees: u64,
     spill: u64,
     spill_ring: u64,
     spill_cap: u32,
@@ -184,6 +185,8 @@ struct Pools {
 const WF_INITIAL_SLOTS: u32 = 256;
 /// Work-first pools: the capacity of a warp's private free stack.
 const WF_STACK_CAP: u32 = 4096;
+// The lanes' surplus of one batch fits in half a stack (`pool.rs`, `drain_lane_frees`).
+const _: () = assert!(32 * MAX_INLINE_STEPS <= WF_STACK_CAP / 2);
 /// Work-first pools: the default share of free device memory, and its cap.
 const WF_DEFAULT_POOL_CAP: usize = 8 << 30;
 
@@ -475,6 +478,7 @@ impl Inner {
             stats: 0,
             wf,
             free_stacks: 0,
+            lane_frees: 0,
             spill: 0,
             spill_ring: 0,
             spill_cap: 0,
@@ -486,6 +490,7 @@ impl Inner {
             if wf {
                 p.spill_cap = total_slots.next_power_of_two();
                 p.free_stacks = dev_alloc(w * WF_STACK_CAP as usize * 4)?;
+                p.lane_frees = dev_alloc(w * 32 * LANE_FREE_CAP as usize * 4)?;
                 p.spill = dev_alloc(size_of::<SpillHeader>())?;
                 p.spill_ring = dev_alloc(p.spill_cap as usize * 4)?;
                 // Zeroed once; takers zero what they take, the host what a run left.
@@ -607,6 +612,8 @@ impl Inner {
             chunk: WF_INITIAL_SLOTS,
             release_below: self.config.release_below,
             release_shift: self.config.release_shift,
+            inline_steps: self.config.inline_steps,
+            lane_frees: pools.lane_frees,
         };
         let control = Control {
             live: 1,
@@ -1128,6 +1135,7 @@ fn free_pools(p: &Pools) {
         p.gq_headers,
         p.gq_rings,
         p.free_stacks,
+        p.lane_frees,
         p.spill,
         p.spill_ring,
     ] {

@@ -1,0 +1,357 @@
+//! A lane's part of a batch: the step of its task, and (work first) the steps that step leads
+//! to, run inline in the same lane: Cilk's work-first rule at the scale of one lane.
+//!
+//! # Inline execution
+//!
+//! A step's last child spawned to the batch's queue is *held*: it is written like any child
+//! but not put on the ring. When the step returns, the lane runs the held child at once, as
+//! the next step of the same lane, without a trip through the batch loop (no warp barrier, no
+//! shared-memory bookkeeping, no header load: its kind, state and frame are known). When an
+//! inline task finishes and its parent was stepped by this lane in this batch, the lane
+//! updates the parent's `pending` itself; if that was the last child, it resumes the parent
+//! inline too (if the parent's join goes to the same queue), or completes it if its body had
+//! returned. A chain of dependent tasks, or the leftmost path of a divide and conquer, thus
+//! costs a few L1/L2 accesses per step instead of a batch per step.
+//!
+//! # Invariants
+//!
+//! - **Lane-private tasks.** A task at depth >= 1 (below the batch task in the lane's inline
+//!   chain) was spawned by this lane in this batch and never put on a ring, so no other lane or
+//!   warp knows it. Its ancestors up to depth 0 were stepped by this lane in this batch, so
+//!   their `pending` was set by this lane and their other children are on this warp's ring,
+//!   unpublished until the batch ends: nobody else touches those `pending` counters during the
+//!   batch, and plain loads and stores in program order suffice (no fence, no atomic). The
+//!   batch task itself (depth 0) finishes through the warp's join rounds as before.
+//! - **Budget.** A lane runs at most `inline_steps` steps inline per batch, so a batch stays
+//!   short (thieves wait for the batch's end to see releases, and the watchdog for its
+//!   heartbeat) and the slots it frees fit in its free array (see `MAX_INLINE_STEPS`). A held
+//!   child that the budget does not cover goes to the ring after the step, as any child.
+//! - **Queues.** Only children spawned to the batch's queue are held, and a parent is resumed
+//!   inline only if its join names that queue, so EPAQ's grouping of tasks per queue holds.
+
+use core::marker::PhantomData;
+use core::ptr::{addr_of_mut, null_mut};
+
+use super::layout::{
+    Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE,
+    HEADER_BYTES, NONE,
+};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+use crate::task::{Context, KindId, Program, Step};
+
+/// The [`Context`] a lane gives the step it runs.
+pub(crate) struct Ctx<'w, P> {
+    w: &'w Warp,
+    slot: u32,
+    kind: u32,
+    state: u32,
+    frame: *mut u8,
+    dst: *mut u8,
+    /// Children spawned by this step.
+    spawned: u32,
+    /// The work-first scheduler's pools (a constant of the kernel).
+    wf: bool,
+    /// Work-first inline execution: children spawned to this queue are held back (the last
+    /// one stays off the ring, for the lane to run next); [`NONE`] holds none.
+    hold_q: u32,
+    /// The held child of this step ([`NONE`]: none), its kind and result destination.
+    held: u32,
+    held_kind: u32,
+    held_dst: *mut u8,
+    /// Slots in this lane's free array (work first; see `pool.rs`).
+    lane_free: u32,
+    _program: PhantomData<P>,
+}
+
+// SAFETY: frames are 16-aligned slots of `stride >= every kind's layout` bytes (the host sizes
+// them from the probe pass); a suspended task is resumed once, by its last child, after an
+// acquire on its pending counter.
+unsafe impl<P: Program> Context for Ctx<'_, P> {
+    #[inline(always)]
+    fn state(&self) -> u32 {
+        self.state
+    }
+
+    #[inline(always)]
+    fn frame(&self) -> *mut u8 {
+        self.frame
+    }
+
+    #[inline(always)]
+    fn result_dst(&self) -> *mut u8 {
+        self.dst
+    }
+
+    #[inline(always)]
+    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
+        let w = self.w;
+        if queue >= w.queues {
+            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
+            return null_mut();
+        }
+        if self.spawned >= w.max_children {
+            w.record_error(
+                ERR_TOO_MANY_CHILDREN,
+                self.kind,
+                w.max_children,
+                self.spawned,
+            );
+            return null_mut();
+        }
+        // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
+        // until the batch publishes it.
+        unsafe {
+            let slot = if !self.wf {
+                w.alloc(kind)
+            } else if self.lane_free > 0 {
+                let s = w.lane_free_take(self.lane_free);
+                self.lane_free -= 1;
+                s
+            } else {
+                w.alloc_wf(kind)
+            };
+            if slot == NONE {
+                return null_mut();
+            }
+            let h = w.header(slot);
+            h.write(Header {
+                kind,
+                state: 0,
+                queue: 0,
+                pending: 0,
+                parent: if P::JOINS { self.slot } else { NONE },
+                flags: 0,
+                result_dst: result_dst as u64,
+            });
+            if queue == self.hold_q {
+                // Held: the previous held child goes to the ring now (spawn order is kept).
+                if self.held != NONE && !w.reserve(queue, self.held, self.held_kind) {
+                    return null_mut();
+                }
+                self.held = slot;
+                self.held_kind = kind;
+                self.held_dst = result_dst;
+            } else if !w.reserve(queue, slot, kind) {
+                return null_mut();
+            }
+            self.spawned += 1;
+            h.cast::<u8>().add(HEADER_BYTES as usize)
+        }
+    }
+
+    #[inline(always)]
+    fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
+        if self.spawned == 0 {
+            return false;
+        }
+        let w = self.w;
+        if queue >= w.queues {
+            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
+        }
+        let h = w.header(self.slot);
+        // SAFETY: the running task's header; published with its children after the step.
+        unsafe {
+            (*h).state = resume_state;
+            (*h).queue = if queue < w.queues { queue } else { 0 };
+        }
+        true
+    }
+
+    fn report_layout(&mut self, _size: usize, _align: usize) {}
+
+    #[cold]
+    fn unknown_kind(&mut self, kind: KindId) -> Step {
+        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
+        Step::Aborted
+    }
+}
+
+/// What a lane's part of a batch did.
+pub(crate) struct LaneOut {
+    /// Steps run (the batch task's and the inline ones).
+    pub(crate) steps: u32,
+    /// Children spawned by all of them.
+    pub(crate) spawned: u32,
+    /// Programs without joins: tasks finished.
+    pub(crate) finished: u32,
+    /// A step aborted (an error is recorded).
+    pub(crate) aborted: bool,
+    /// The finished batch task's slot, freed by the warp after the bodies ([`NONE`]: none).
+    pub(crate) to_free: u32,
+    /// With joins: the batch task finished, and `notify_parent` must be told.
+    pub(crate) notify: bool,
+    pub(crate) notify_parent: u32,
+}
+
+/// Runs the lane's batch task `task` and, work first, the steps it leads to inline (see the
+/// module doc); `cur_q` is the batch's queue, `lane_free` the lane's free-array count.
+///
+/// # Safety
+///
+/// `task` is a task this warp holds (published and acquired, or kept); the warp runs bodies
+/// (no frees in flight).
+#[inline(always)]
+pub(crate) unsafe fn run_lane<P: Program>(
+    w: &Warp,
+    task: u32,
+    cur_q: u32,
+    wf: bool,
+    lane_free: &mut u32,
+) -> LaneOut {
+    let mut out = LaneOut {
+        steps: 0,
+        spawned: 0,
+        finished: 0,
+        aborted: false,
+        to_free: NONE,
+        notify: false,
+        notify_parent: NONE,
+    };
+    let mut ctx = Ctx::<'_, P> {
+        w,
+        slot: task,
+        kind: 0,
+        state: 0,
+        frame: null_mut(),
+        dst: null_mut(),
+        spawned: 0,
+        wf,
+        hold_q: NONE,
+        held: NONE,
+        held_kind: 0,
+        held_dst: null_mut(),
+        lane_free: *lane_free,
+        _program: PhantomData,
+    };
+    let mut budget = if wf { w.inline_steps } else { 0 };
+    // Ancestors of `cur` this lane stepped in this batch (their `pending` is the lane's).
+    let mut depth = 0u32;
+    let mut cur = task;
+    // `cur` is a held child: a first step whose kind and destination are in registers.
+    let mut held_child = false;
+    // SAFETY (whole body): headers and frames of tasks this lane runs (the caller's promise,
+    // then lane-private tasks, see the module doc).
+    unsafe {
+        'lane: loop {
+            let h = w.header(cur);
+            ctx.slot = cur;
+            if held_child {
+                ctx.kind = ctx.held_kind;
+                ctx.state = 0;
+                ctx.dst = ctx.held_dst;
+            } else {
+                ctx.kind = (*h).kind;
+                ctx.state = (*h).state;
+                ctx.dst = (*h).result_dst as *mut u8;
+            }
+            ctx.frame = h.cast::<u8>().add(HEADER_BYTES as usize);
+            ctx.spawned = 0;
+            ctx.held = NONE;
+            ctx.hold_q = if budget > 0 { cur_q } else { NONE };
+            let kind = ctx.kind;
+            let step = P::dispatch(&mut ctx, kind);
+            let spawned = ctx.spawned;
+            out.steps += 1;
+            out.spawned += spawned;
+            match step {
+                Step::Aborted => {
+                    out.aborted = true;
+                    break;
+                }
+                Step::Suspended if !P::JOINS => {
+                    w.record_error(ERR_PROTOCOL, kind, 0, 1);
+                    out.aborted = true;
+                    break;
+                }
+                Step::Suspended | Step::Done if P::JOINS && spawned > 0 => {
+                    // A new join (or, Done, a record kept alive by detached children), owned
+                    // by this warp until a child is released (work first), or published with
+                    // the children by the batch's fence + add (the ablations).
+                    let flags = if step == Step::Done { FLAG_DONE } else { 0 };
+                    if wf {
+                        (*h).pending = spawned;
+                        (*h).flags = flags;
+                    } else {
+                        // Ordering: relaxed, scope .gpu; strong like the children's RMWs.
+                        a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                        if flags != 0 {
+                            (*h).flags = flags;
+                        }
+                    }
+                    if ctx.held == NONE {
+                        break;
+                    }
+                    budget -= 1;
+                    depth += 1;
+                    cur = ctx.held;
+                    held_child = true;
+                }
+                Step::Done if P::JOINS => {
+                    // Finished: tell the parent. Lane-private parents (depth >= 1) are told
+                    // here and may run next; the batch task's goes through the join rounds.
+                    let mut fin = cur;
+                    loop {
+                        let parent = (*w.header(fin)).parent;
+                        if depth == 0 {
+                            out.to_free = fin;
+                            out.notify = true;
+                            out.notify_parent = parent;
+                            break 'lane;
+                        }
+                        w.lane_free_put(ctx.lane_free, fin);
+                        ctx.lane_free += 1;
+                        depth -= 1;
+                        let ph = w.header(parent);
+                        let left = (*ph).pending - 1;
+                        (*ph).pending = left;
+                        if left != 0 {
+                            break 'lane;
+                        }
+                        if (*ph).flags & FLAG_DONE != 0 {
+                            // Its body had returned: it is complete too.
+                            fin = parent;
+                            continue;
+                        }
+                        if (*ph).queue == cur_q && budget > 0 {
+                            budget -= 1;
+                            cur = parent;
+                            held_child = false;
+                            continue 'lane;
+                        }
+                        // Resumed on its own queue by the batch loop (a plain ring entry of
+                        // this warp, like any child of the batch).
+                        if !w.reserve((*ph).queue, parent, (*ph).kind) {
+                            out.aborted = true;
+                        }
+                        break 'lane;
+                    }
+                }
+                Step::Done => {
+                    out.finished += 1;
+                    if out.to_free == NONE {
+                        out.to_free = cur;
+                    } else {
+                        w.lane_free_put(ctx.lane_free, cur);
+                        ctx.lane_free += 1;
+                    }
+                    if ctx.held == NONE {
+                        break;
+                    }
+                    budget -= 1;
+                    cur = ctx.held;
+                    held_child = true;
+                }
+                // Unreachable: `Suspended` with joins matched above, spawned or not (a
+                // suspension without children is the generated code's bug).
+                Step::Suspended => {
+                    w.record_error(ERR_PROTOCOL, kind, 0, 2);
+                    out.aborted = true;
+                    break;
+                }
+            }
+        }
+    }
+    *lane_free = ctx.lane_free;
+    out
+}
