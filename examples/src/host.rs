@@ -66,6 +66,9 @@ pub struct Opts {
     /// `--inline-steps N`: work-first inline steps per lane per batch
     /// (`Config::inline_steps`; 0 turns inline execution off); `None` keeps the default.
     pub inline_steps: Option<u32>,
+    /// `--inline-last-child`: run the last child of every step inline
+    /// (`Config::inline_last_child`).
+    pub inline_last_child: bool,
     /// `--pool-bytes N`: `Config::gpu_pool_bytes`.
     pub pool_bytes: Option<usize>,
     /// `--profile DIR`: profile the GPU runs and write the last one's batches, Perfetto trace
@@ -95,6 +98,7 @@ impl Opts {
             release_below: None,
             release_shift: None,
             inline_steps: None,
+            inline_last_child: false,
             pool_bytes: None,
             profile: None,
             profile_records: 4096,
@@ -143,6 +147,7 @@ impl Opts {
                 "--release-below" => {
                     opts.release_below = Some(parse_or_exit(args.next(), "--release-below", usage));
                 }
+                "--inline-last-child" => opts.inline_last_child = true,
                 "--inline-steps" => {
                     opts.inline_steps = Some(parse_or_exit(args.next(), "--inline-steps", usage));
                 }
@@ -165,7 +170,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -228,6 +233,7 @@ impl Opts {
         config.release_below = self.release_below.unwrap_or(config.release_below);
         config.release_shift = self.release_shift.unwrap_or(config.release_shift);
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);
+        config.inline_last_child |= self.inline_last_child;
         config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);

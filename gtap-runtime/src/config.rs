@@ -79,11 +79,15 @@ pub struct Config {
     /// one), the oldest first (default 1: half).
     pub release_shift: u32,
     /// GPU, work-first scheduler: steps a lane may run inline per batch (default 32, at most
-    /// 56; 0 turns inline execution off, for comparison). A step's last child is run by the
-    /// same lane right after the step, and a parent whose inline children all finished is
+    /// 56; 0 turns inline execution off, for comparison). A step's lone child is run by the
+    /// same lane right after the step, and a parent whose last child finishes in that lane is
     /// resumed there too, without a trip through the scheduler (`docs/gpu-runtime.md`,
     /// "Inline execution"). Larger values make dependent chains cheaper and batches longer.
     pub inline_steps: u32,
+    /// GPU, work-first scheduler: run the *last* child of every step inline, not only a lone
+    /// child (default `false`). A lane then goes depth first, which a measurement showed to
+    /// cost breadth-first warps more than it saves (`docs/benchmarks.md`); for comparison.
+    pub inline_last_child: bool,
     /// GPU: threads per block of the block-level workers, which run programs with a
     /// `#[gtap::function(block)]` kind: a block-level task runs on this many threads, a
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
@@ -145,6 +149,7 @@ impl Default for Config {
             release_below: 1,
             release_shift: 1,
             inline_steps: 32,
+            inline_last_child: false,
             block_threads: 128,
             tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,

@@ -40,6 +40,22 @@ impl Warp {
         unsafe { (*self.header(parent)).flags & FLAG_SHARED != 0 }
     }
 
+    /// Any lane, in a task body: whether the join of `parent` (not [`NONE`]) is owner-only and
+    /// waits for one child alone (the caller's). Then no other lane or warp touches its
+    /// `pending` until the caller does: siblings would count, a thief's child would have
+    /// marked it, and marks are set only between batches by the owner (or, for a parent on
+    /// another warp, before the release that made the caller's task visible here).
+    ///
+    /// # Safety
+    ///
+    /// `parent` is the parent of a task this lane runs.
+    #[inline(always)]
+    pub(crate) unsafe fn waits_for_one(&self, parent: u32) -> bool {
+        // SAFETY: a suspended task's header (it waits for the caller's task); plain loads,
+        // written by this warp or acquired with the caller's task (see the module doc).
+        unsafe { !self.is_shared(parent) && (*self.header(parent)).pending == 1 }
+    }
+
     /// Every lane (converged), after the batch's frees: lanes with `notify` tell `parent`
     /// that their task finished. Returns the ballot of lanes that re-enqueued a parent.
     ///

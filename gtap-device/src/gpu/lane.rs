@@ -282,26 +282,40 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     if ctx.held == NONE {
                         break;
                     }
+                    if spawned > 1 && !w.inline_last_child {
+                        // Policy: only a lone child runs inline; siblings keep the warp's
+                        // breadth (see `Config::inline_last_child`).
+                        if !w.reserve(cur_q, ctx.held, ctx.held_kind) {
+                            out.aborted = true;
+                        }
+                        break;
+                    }
                     budget -= 1;
                     depth += 1;
                     cur = ctx.held;
                     held_child = true;
                 }
                 Step::Done if P::JOINS => {
-                    // Finished: tell the parent. Lane-private parents (depth >= 1) are told
-                    // here and may run next; the batch task's goes through the join rounds.
+                    // Finished: tell the parent. The lane does it itself, and may run the
+                    // parent next, when the parent's join is the lane's: a parent it stepped
+                    // in this batch (depth >= 1), or an owner-only parent waiting for this
+                    // child alone. Otherwise the warp's join rounds do it after the bodies.
                     let mut fin = cur;
                     loop {
                         let parent = (*w.header(fin)).parent;
                         if depth == 0 {
-                            out.to_free = fin;
-                            out.notify = true;
-                            out.notify_parent = parent;
-                            break 'lane;
+                            if !(budget > 0 && parent != NONE && w.waits_for_one(parent)) {
+                                out.to_free = fin;
+                                out.notify = true;
+                                out.notify_parent = parent;
+                                break 'lane;
+                            }
+                            budget -= 1;
+                        } else {
+                            depth -= 1;
                         }
                         w.lane_free_put(ctx.lane_free, fin);
                         ctx.lane_free += 1;
-                        depth -= 1;
                         let ph = w.header(parent);
                         let left = (*ph).pending - 1;
                         (*ph).pending = left;
@@ -336,6 +350,12 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         ctx.lane_free += 1;
                     }
                     if ctx.held == NONE {
+                        break;
+                    }
+                    if spawned > 1 && !w.inline_last_child {
+                        if !w.reserve(cur_q, ctx.held, ctx.held_kind) {
+                            out.aborted = true;
+                        }
                         break;
                     }
                     budget -= 1;

@@ -319,6 +319,8 @@ pub struct Params {
     /// inline children completed) before it hands the rest back to the batch loop; 0 turns
     /// inline execution off. At most [`MAX_INLINE_STEPS`].
     pub inline_steps: u32,
+    /// Work-first kernel: 1 to run the last child of any step inline, 0 only a lone child.
+    pub inline_last_child: u32,
     /// Work-first kernel: per-lane arrays of free slots, `[warp][LANE_FREE_CAP][32]` `u32`
     /// (interleaved by lane so that the lanes of a warp touch one line per index).
     pub lane_frees: u64,

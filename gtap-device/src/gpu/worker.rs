@@ -75,6 +75,7 @@ pub(crate) struct Warp {
     pub(crate) release_shift: u32,
     /// Work-first kernel only: inline steps per lane per batch, and the lanes' free arrays.
     pub(crate) inline_steps: u32,
+    pub(crate) inline_last_child: bool,
     pub(crate) lane_frees: *mut u32,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
@@ -118,6 +119,7 @@ impl Warp {
             release_below: p.release_below,
             release_shift: p.release_shift,
             inline_steps: p.inline_steps,
+            inline_last_child: p.inline_last_child != 0,
             lane_frees: p.lane_frees as *mut u32,
             warp,
             lane,

@@ -613,6 +613,7 @@ impl Inner {
             release_below: self.config.release_below,
             release_shift: self.config.release_shift,
             inline_steps: self.config.inline_steps,
+            inline_last_child: u32::from(self.config.inline_last_child),
             lane_frees: pools.lane_frees,
         };
         let control = Control {
@@ -916,6 +917,12 @@ impl Inner {
                 capacity: u64::from(rec.limit) * u64::from(p.map_or(0, |p| p.slot_bytes)),
             },
             layout::ERR_POOL_EXHAUSTED => Error::PoolExhausted {
+                limit: per_worker,
+                capacity: u64::from(rec.limit),
+            },
+            // Work first: a deque holds `tasks_per_warp` entries (the device reports it), while
+            // the pools are sized apart.
+            layout::ERR_QUEUE_OVERFLOW if wf => Error::QueueOverflow {
                 limit: per_worker,
                 capacity: u64::from(rec.limit),
             },
