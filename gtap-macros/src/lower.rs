@@ -203,11 +203,12 @@ impl VisitMut for RewriteReturn {
                 self.visit_expr_mut(&mut t.expr);
                 let value = &t.expr;
                 let span = t.question_token.span;
+                let result = result_slot(span);
                 let tokens = quote_spanned! {span=>
                     match ::gtap::__private::branch(#value) {
                         ::core::result::Result::Ok(__gtap_v) => __gtap_v,
                         ::core::result::Result::Err(__gtap_r) => {
-                            return __gtap_result.finish(::gtap::__private::from_residual(__gtap_r))
+                            return #result.finish(::gtap::__private::from_residual(__gtap_r))
                         }
                     }
                 };
@@ -222,13 +223,21 @@ impl VisitMut for RewriteReturn {
                     .take()
                     .map_or_else(|| quote!(()), |x| x.to_token_stream());
                 let span = r.return_token.span;
-                let finish = quote_spanned!(span=> __gtap_result.finish(#value));
+                let result = result_slot(span);
+                let finish = quote_spanned!(span=> #result.finish(#value));
                 r.expr = Some(Box::new(Expr::Verbatim(finish)));
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `__gtap_result` at `span`'s location, resolved at the macro's call site, where the step
+/// function declares it: the user's `return`/`?` token may come from another hygiene context
+/// (a `macro_rules!` that emits the task function), where the name would not resolve.
+fn result_slot(span: Span) -> Ident {
+    Ident::new("__gtap_result", Span::call_site().located_at(span))
 }
 
 impl Lower<'_> {

@@ -340,3 +340,311 @@ fn detached_nqueens() {
         assert_eq!(counter[0], want, "n = {n}");
     }
 }
+
+// ---- early exits from constructs that contain a join ----
+//
+// Each function is written once in `twin!`, which defines it as a task function and, in
+// `plain`, as ordinary Rust: `task!(f(args))` is the call `f(args)` and `taskwait!()` nothing.
+
+macro_rules! task {
+    ($f:ident($($a:expr),* $(,)?)) => {
+        $f($($a),*)
+    };
+}
+
+macro_rules! taskwait {
+    () => {};
+}
+
+/// `twin! { fn f(..) -> T { .. } .. }`: each `f` as a task function and as `plain::f`.
+macro_rules! twin {
+    ($(fn $name:ident($($p:tt)*) -> $ret:ty { $($body:tt)* })*) => {
+        $(
+            #[gtap::function]
+            #[allow(
+                unreachable_code,
+                clippy::never_loop,
+                clippy::manual_is_multiple_of,
+                reason = "as users write"
+            )]
+            fn $name($($p)*) -> $ret { $($body)* }
+        )*
+        mod plain {
+            $(
+                #[allow(
+                    unreachable_code,
+                    clippy::never_loop,
+                    clippy::manual_is_multiple_of,
+                    reason = "as users write"
+                )]
+                pub(super) fn $name($($p)*) -> $ret { $($body)* }
+            )*
+        }
+    };
+}
+
+twin! {
+    fn add1(x: u64) -> u64 {
+        x + 1
+    }
+
+
+
+
+
+
+    fn nested_ifs(n: u32, x: u64) -> u64 {
+        let mut acc = x;
+        if n > 2 {
+            if n % 2 == 0 {
+                let a = task!(add1(acc));
+                taskwait!();
+                acc = a;
+                if n > 6 {
+                    return acc;
+                }
+            } else {
+                acc += 10;
+            }
+            acc *= 2;
+        }
+        acc + u64::from(n)
+    }
+
+
+    fn loop_return(n: u32, x: u64) -> u64 {
+        let mut i = 0u64;
+        let mut acc = x;
+        loop {
+            let a = task!(add1(acc));
+            taskwait!();
+            acc = a * 2;
+            if acc > x + u64::from(n) * 3 {
+                return acc * 10 + i;
+            }
+            i += 1;
+        }
+    }
+
+
+    fn while_return(n: u32, x: u64) -> u64 {
+        let mut i = 0u64;
+        while i < u64::from(n) {
+            let a = task!(add1(i));
+            taskwait!();
+            if a == x {
+                return a * 100;
+            }
+            i += 1;
+        }
+        i + x
+    }
+
+
+    fn for_return(n: u32, x: u64) -> u64 {
+        let base = x % 7;
+        for i in 0..u64::from(n) {
+            let a = task!(add1(i + base));
+            taskwait!();
+            if a % 5 == 0 {
+                return a + u64::from(n);
+            }
+        }
+        base + u64::from(n) + x
+    }
+
+
+
+
+    fn nested_loops(n: u32, x: u64) -> u64 {
+        let mut total = 0;
+        'outer: for i in 0..u64::from(n) {
+            let mut j = 0;
+            while j < i {
+                let a = task!(add1(i * j + x));
+                taskwait!();
+                if a % 7 == 0 {
+                    continue 'outer;
+                }
+                if a % 11 == 0 {
+                    return total + a;
+                }
+                total += a;
+                j += 1;
+            }
+        }
+        total + x
+    }
+
+    fn labelled_block(n: u32, x: u64) -> u64 {
+        let y = x + 1;
+        'b: {
+            if n == 0 {
+                break 'b;
+            }
+            let a = task!(add1(y));
+            taskwait!();
+            if a > 3 {
+                return a;
+            }
+        }
+        y + x
+    }
+
+
+    fn try_in_loop(n: u32, x: u64) -> Option<u64> {
+        let mut acc = x;
+        for i in 0..n {
+            let a = task!(add1(acc));
+            taskwait!();
+            acc = a.checked_sub(u64::from(i) * 3)?;
+        }
+        Some(acc + u64::from(n))
+    }
+
+    fn if_let_join(n: u32, x: u64) -> u64 {
+        let opt = if n % 2 == 0 { Some(x) } else { None };
+        if let Some(v) = opt {
+            let a = task!(add1(v));
+            taskwait!();
+            if a > 5 {
+                return a + v;
+            }
+        }
+        x + u64::from(n)
+    }
+
+    fn match_bindings(n: u32, x: u64) -> u64 {
+        let r = match x.checked_sub(3) {
+            Some(d) if n > 1 => {
+                let a = task!(add1(d));
+                taskwait!();
+                if a > 30 {
+                    return d;
+                }
+                a + d
+            }
+            Some(d) => {
+                return d + 1;
+            }
+            None => 0,
+        };
+        r + x
+    }
+
+    fn let_if_return(n: u32, x: u64) -> u64 {
+        let v = if n > 3 {
+            let a = task!(add1(x));
+            taskwait!();
+            if a > 8 {
+                return a;
+            }
+            a * 2
+        } else {
+            x
+        };
+        v + x + u64::from(n)
+    }
+
+    fn shadow_param_after(n: u32, x: u64) -> u64 {
+        let a = task!(add1(x));
+        taskwait!();
+        let x = a * 2;
+        if n == 0 {
+            return x;
+        }
+        let n = u64::from(n) + x;
+        n + x
+    }
+
+
+    fn mut_params(mut n: u32, mut x: u64) -> u64 {
+        n += 1;
+        if n % 2 == 0 {
+            let a = task!(add1(x));
+            taskwait!();
+            x = a;
+            n += 2;
+            if n > 9 {
+                return x;
+            }
+        }
+        x += 1;
+        let b = task!(add1(x));
+        taskwait!();
+        n *= 3;
+        b + u64::from(n) + x
+    }
+
+
+    fn while_let_return(n: u32, x: u64) -> u64 {
+        let mut next = Some(x);
+        let mut steps = 0u64;
+        while let Some(v) = next {
+            let a = task!(add1(v));
+            taskwait!();
+            if a % 4 == 0 {
+                return a + steps;
+            }
+            next = if steps < u64::from(n) { Some(a / 2) } else { None };
+            steps += 1;
+        }
+        steps + x
+    }
+
+
+
+
+
+
+
+}
+gtap::program!(
+    Early = [
+        add1,
+        nested_ifs,
+        loop_return,
+        while_return,
+        for_return,
+        nested_loops,
+        labelled_block,
+        try_in_loop,
+        if_let_join,
+        match_bindings,
+        let_if_return,
+        shadow_param_after,
+        mut_params,
+        while_let_return,
+    ]
+);
+
+/// Runs `f(n, x)` for a grid of arguments against `want`.
+fn grid<P: gtap::Program, T: gtap::TaskFn<Args = (u32, u64)>>(
+    f: &T,
+    want: fn(u32, u64) -> T::Output,
+) where
+    T::Output: Default + PartialEq + std::fmt::Debug,
+{
+    for n in 0..12 {
+        for x in [0u64, 1, 2, 3, 5, 8, 13, 40, 1000] {
+            assert_eq!(run::<P, _>(f, (n, x)), want(n, x), "{}({n}, {x})", T::NAME);
+        }
+    }
+}
+
+#[test]
+fn early_exits() {
+    grid::<Early, _>(&nested_ifs, plain::nested_ifs);
+    grid::<Early, _>(&loop_return, plain::loop_return);
+    grid::<Early, _>(&while_return, plain::while_return);
+    grid::<Early, _>(&for_return, plain::for_return);
+    grid::<Early, _>(&nested_loops, plain::nested_loops);
+    grid::<Early, _>(&labelled_block, plain::labelled_block);
+    grid::<Early, _>(&try_in_loop, plain::try_in_loop);
+    grid::<Early, _>(&if_let_join, plain::if_let_join);
+    grid::<Early, _>(&match_bindings, plain::match_bindings);
+    grid::<Early, _>(&let_if_return, plain::let_if_return);
+    grid::<Early, _>(&shadow_param_after, plain::shadow_param_after);
+    grid::<Early, _>(&mut_params, plain::mut_params);
+    grid::<Early, _>(&while_let_return, plain::while_let_return);
+}
