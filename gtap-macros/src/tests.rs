@@ -358,6 +358,24 @@ fn snapshot_fib() {
 }
 
 #[test]
+fn snapshot_early_return() {
+    // The resume state of the wait holds only the rest of the `if`: the code after the `if`
+    // cannot run after the wait, and is not emitted there (it reads `x` and `n`, which that
+    // state does not declare).
+    let expanded = pretty(quote! {
+        pub fn leafy(n: u32, x: u64) -> u64 {
+            if n == 0 {
+                let a = task!(leaf(x));
+                taskwait!();
+                return a + 1;
+            }
+            x + u64::from(n)
+        }
+    });
+    insta::assert_snapshot!(expanded);
+}
+
+#[test]
 fn snapshot_nqueens() {
     let expanded = pretty(quote! {
         /// Counts the placements of `n` queens by bitmask backtracking; rows below `cutoff`

@@ -388,10 +388,82 @@ twin! {
         x + 1
     }
 
+    fn if_return(n: u32, x: u64) -> u64 {
+        if n == 0 {
+            let a = task!(add1(x));
+            taskwait!();
+            return a + 1;
+        }
+        x + u64::from(n)
+    }
 
+    fn if_return_local(n: u32, x: u64) -> u64 {
+        let y = x * 3;
+        if n % 2 == 0 {
+            let a = task!(add1(y));
+            taskwait!();
+            return a;
+        }
+        y + u64::from(n)
+    }
 
+    fn else_if_returns(n: u32, x: u64) -> u64 {
+        let k = x + 1;
+        if n == 0 {
+            let a = task!(add1(x));
+            taskwait!();
+            return a;
+        } else if n == 1 {
+            let a = task!(add1(k));
+            taskwait!();
+            if a > 10 {
+                return a * 2;
+            }
+        } else if n == 2 {
+            return k;
+        }
+        k + x + u64::from(n)
+    }
 
+    fn match_returns(n: u32, x: u64) -> u64 {
+        let k = x * 2;
+        match n % 4 {
+            0 => {
+                let a = task!(add1(k));
+                taskwait!();
+                return a;
+            }
+            1 => {
+                let a = task!(add1(x));
+                taskwait!();
+                if a % 2 == 0 {
+                    return a;
+                }
+            }
+            m => {
+                if m == 3 {
+                    return k;
+                }
+            }
+        }
+        k + x + u64::from(n)
+    }
 
+    fn both_branches_wait(n: u32, x: u64) -> u64 {
+        let k = x + 2;
+        if n % 2 == 0 {
+            let a = task!(add1(k));
+            taskwait!();
+            return a;
+        } else {
+            let b = task!(add1(x));
+            taskwait!();
+            if b > 4 {
+                return b * k;
+            }
+        }
+        k + u64::from(n)
+    }
 
     fn nested_ifs(n: u32, x: u64) -> u64 {
         let mut acc = x;
@@ -411,6 +483,21 @@ twin! {
         acc + u64::from(n)
     }
 
+    fn nested_return_inner(n: u32, x: u64) -> u64 {
+        let y = x + 7;
+        if n > 1 {
+            let z = y * 2;
+            if n % 3 == 0 {
+                let a = task!(add1(z));
+                taskwait!();
+                return a;
+            }
+            if z > 20 {
+                return z + x;
+            }
+        }
+        y + x + u64::from(n)
+    }
 
     fn loop_return(n: u32, x: u64) -> u64 {
         let mut i = 0u64;
@@ -426,6 +513,19 @@ twin! {
         }
     }
 
+    fn loop_once(n: u32, x: u64) -> u64 {
+        let mut i = 0u64;
+        loop {
+            i += 1;
+            if i > u64::from(n % 3) {
+                break;
+            }
+            let a = task!(add1(x + i));
+            taskwait!();
+            return a;
+        }
+        x + i + u64::from(n)
+    }
 
     fn while_return(n: u32, x: u64) -> u64 {
         let mut i = 0u64;
@@ -440,6 +540,17 @@ twin! {
         i + x
     }
 
+    fn while_once(n: u32, x: u64) -> u64 {
+        let base = x % 7;
+        let mut i = 0u64;
+        while i < u64::from(n) {
+            i += 2;
+            let a = task!(add1(i + base));
+            taskwait!();
+            return a;
+        }
+        base + x + i
+    }
 
     fn for_return(n: u32, x: u64) -> u64 {
         let base = x % 7;
@@ -453,7 +564,29 @@ twin! {
         base + u64::from(n) + x
     }
 
+    fn for_once(n: u32, x: u64) -> u64 {
+        let base = x % 7;
+        for i in 1..=u64::from(n) {
+            let a = task!(add1(i + base));
+            taskwait!();
+            return a;
+        }
+        base + x
+    }
 
+    fn for_break_or_return(n: u32, x: u64) -> u64 {
+        let mut last = 0;
+        for i in 0..u64::from(n) {
+            let a = task!(add1(i * x));
+            taskwait!();
+            if a % 3 == 0 {
+                last = a;
+                break;
+            }
+            return a + 1000;
+        }
+        last + x
+    }
 
 
     fn nested_loops(n: u32, x: u64) -> u64 {
@@ -491,6 +624,16 @@ twin! {
         y + x
     }
 
+    fn try_after_join(n: u32, x: u64) -> Option<u64> {
+        if n == 0 {
+            let a = task!(add1(x));
+            taskwait!();
+            let b = a.checked_sub(2)?;
+            return Some(b);
+        }
+        let m = x.checked_mul(u64::from(n))?;
+        Some(m.checked_sub(5)? + 1)
+    }
 
     fn try_in_loop(n: u32, x: u64) -> Option<u64> {
         let mut acc = x;
@@ -557,6 +700,16 @@ twin! {
         n + x
     }
 
+    fn shadow_param_before(n: u32, x: u64) -> u64 {
+        let x = x + 1;
+        if n == 0 {
+            let a = task!(add1(x));
+            taskwait!();
+            return a;
+        }
+        let x = x * 2;
+        x + u64::from(n)
+    }
 
     fn mut_params(mut n: u32, mut x: u64) -> u64 {
         n += 1;
@@ -576,6 +729,19 @@ twin! {
         b + u64::from(n) + x
     }
 
+    fn let_else_after_join(n: u32, x: u64) -> u64 {
+        let a = task!(add1(x));
+        taskwait!();
+        let Some(d) = a.checked_sub(u64::from(n)) else {
+            return x + 1000;
+        };
+        if d % 2 == 0 {
+            let b = task!(add1(d));
+            taskwait!();
+            return b * 3;
+        }
+        d + x + u64::from(n)
+    }
 
     fn while_let_return(n: u32, x: u64) -> u64 {
         let mut next = Some(x);
@@ -592,29 +758,126 @@ twin! {
         steps + x
     }
 
+    fn block_return(n: u32, x: u64) -> u64 {
+        let k = x ^ 5;
+        {
+            let y = k + u64::from(n);
+            if y % 3 == 0 {
+                let a = task!(add1(y));
+                taskwait!();
+                return a;
+            }
+        }
+        k + x
+    }
+
+    fn nested_loop_return(n: u32, x: u64) -> u64 {
+        let mut i = 0u64;
+        let mut seen = 0;
+        loop {
+            i += 1;
+            if i > u64::from(n) {
+                break;
+            }
+            seen += i;
+            loop {
+                let a = task!(add1(x + i));
+                taskwait!();
+                return a + seen;
+            }
+        }
+        seen + x
+    }
 
 
+    fn match_guard_param(n: u32, x: u64) -> u64 {
+        let v = match x % 3 {
+            0 if n > 2 => {
+                let a = task!(add1(x));
+                taskwait!();
+                return a + u64::from(n);
+            }
+            1 => {
+                let b = task!(add1(x * 2));
+                taskwait!();
+                b
+            }
+            r => r + u64::from(n),
+        };
+        v + x + u64::from(n)
+    }
 
+    fn dead_after_returns(n: u32, x: u64) -> u64 {
+        // (rustc warns: unreachable expression)
+        let a = task!(add1(x));
+        taskwait!();
+        if a > 3 {
+            return a;
+        } else {
+            return a + u64::from(n);
+        }
+        x + u64::from(n)
+    }
 
+    fn dead_markers(n: u32, x: u64) -> u64 {
+        let a = task!(add1(x));
+        taskwait!();
+        if n > 2 {
+            return a;
+        }
+        return a + 1;
+        // (rustc warns: unreachable statement)
+        let b = task!(add1(x + u64::from(n)));
+        taskwait!();
+        b
+    }
 
-
+    fn mut_param_early(mut n: u32, x: u64) -> u64 {
+        if n < 4 {
+            let a = task!(add1(x));
+            taskwait!();
+            n += 10;
+            return a + u64::from(n);
+        }
+        n -= 1;
+        x + u64::from(n)
+    }
 }
 gtap::program!(
     Early = [
         add1,
+        if_return,
+        if_return_local,
+        else_if_returns,
+        match_returns,
+        both_branches_wait,
         nested_ifs,
+        nested_return_inner,
         loop_return,
+        loop_once,
         while_return,
+        while_once,
         for_return,
+        for_once,
+        for_break_or_return,
         nested_loops,
         labelled_block,
+        try_after_join,
         try_in_loop,
         if_let_join,
         match_bindings,
         let_if_return,
         shadow_param_after,
+        shadow_param_before,
         mut_params,
+        mut_param_early,
+        let_else_after_join,
         while_let_return,
+        block_return,
+        nested_loop_return,
+        match_guard_param,
+        dead_after_returns,
+        dead_markers
     ]
 );
 
@@ -634,17 +897,60 @@ fn grid<P: gtap::Program, T: gtap::TaskFn<Args = (u32, u64)>>(
 
 #[test]
 fn early_exits() {
+    grid::<Early, _>(&if_return, plain::if_return);
+    grid::<Early, _>(&if_return_local, plain::if_return_local);
+    grid::<Early, _>(&else_if_returns, plain::else_if_returns);
+    grid::<Early, _>(&match_returns, plain::match_returns);
+    grid::<Early, _>(&both_branches_wait, plain::both_branches_wait);
     grid::<Early, _>(&nested_ifs, plain::nested_ifs);
+    grid::<Early, _>(&nested_return_inner, plain::nested_return_inner);
     grid::<Early, _>(&loop_return, plain::loop_return);
+    grid::<Early, _>(&loop_once, plain::loop_once);
     grid::<Early, _>(&while_return, plain::while_return);
+    grid::<Early, _>(&while_once, plain::while_once);
     grid::<Early, _>(&for_return, plain::for_return);
+    grid::<Early, _>(&for_once, plain::for_once);
+    grid::<Early, _>(&for_break_or_return, plain::for_break_or_return);
     grid::<Early, _>(&nested_loops, plain::nested_loops);
     grid::<Early, _>(&labelled_block, plain::labelled_block);
+    grid::<Early, _>(&try_after_join, plain::try_after_join);
     grid::<Early, _>(&try_in_loop, plain::try_in_loop);
     grid::<Early, _>(&if_let_join, plain::if_let_join);
     grid::<Early, _>(&match_bindings, plain::match_bindings);
     grid::<Early, _>(&let_if_return, plain::let_if_return);
     grid::<Early, _>(&shadow_param_after, plain::shadow_param_after);
+    grid::<Early, _>(&shadow_param_before, plain::shadow_param_before);
     grid::<Early, _>(&mut_params, plain::mut_params);
+    grid::<Early, _>(&mut_param_early, plain::mut_param_early);
+    grid::<Early, _>(&let_else_after_join, plain::let_else_after_join);
     grid::<Early, _>(&while_let_return, plain::while_let_return);
+    grid::<Early, _>(&block_return, plain::block_return);
+    grid::<Early, _>(&nested_loop_return, plain::nested_loop_return);
+    grid::<Early, _>(&match_guard_param, plain::match_guard_param);
+    grid::<Early, _>(&dead_after_returns, plain::dead_after_returns);
+    grid::<Early, _>(&dead_markers, plain::dead_markers);
+}
+
+#[gtap::function]
+fn unit_early(n: u32, x: u64, out: gtap::Slice<u64>) {
+    if n % 2 == 0 {
+        let a = task!(add1(x));
+        taskwait!();
+        out.atomic_add(0, a);
+        return;
+    }
+    out.atomic_add(0, x + u64::from(n));
+}
+gtap::program!(EarlyUnit = [unit_early, add1]);
+
+#[test]
+fn early_exit_of_a_unit_task() {
+    for (n, x) in [(0u32, 5u64), (1, 5), (2, 40), (7, 0)] {
+        let mut out = [0u64; 1];
+        // SAFETY: `out` outlives the run.
+        let slice = unsafe { gtap::Slice::from_raw_parts(out.as_mut_ptr(), 1) };
+        run::<EarlyUnit, _>(&unit_early, (n, x, slice));
+        let want = if n % 2 == 0 { x + 1 } else { x + u64::from(n) };
+        assert_eq!(out[0], want, "unit_early({n}, {x})");
+    }
 }
