@@ -4,9 +4,9 @@
 //! target) gets a fresh [`LocalId`]; a name resolves to the innermost binding in scope, which
 //! handles shadowing without renaming. Statements become [`Node`]s of a graph whose edges mirror
 //! Rust's control flow: `if`/`match` branch and join, `loop`/`while`/`for` get a header and an
-//! exit, labelled and unlabelled `break`/`continue` jump to them, `return` (also inside an
-//! expression, and `?`) goes to an exit node. Statements after one that never completes get no
-//! nodes. Expressions without markers are leaves: every name
+//! exit, labelled and unlabelled `break`/`continue` jump to them (through a node ending the
+//! scopes they leave, as the end of a block does), `return` (also inside an expression, and
+//! `?`) goes to an exit node. Statements after one that never completes get no nodes. Expressions without markers are leaves: every name
 //! in them is a use (a conservative, field-insensitive reading: `x.f = 1` and `*x = 1` use `x`,
 //! and names in foreign macros such as `assert!` are uses), and only `x = e` defines `x`.
 //!
@@ -178,10 +178,13 @@ impl Body {
     }
 }
 
+/// A loop or labelled block that `break` (and for a loop `continue`) can jump to.
 struct LoopCtx {
     label: Option<String>,
     cont: Option<NodeId>,
     brk: NodeId,
+    /// The number of scopes open outside it: a jump to it leaves the scopes above.
+    scopes: usize,
 }
 
 struct Builder<'a> {
@@ -491,6 +494,27 @@ impl Builder<'_> {
         })
     }
 
+    /// The edge of a `break` (or `continue`) at `from` to its loop or labelled block. The
+    /// scopes it leaves end on the way, in a node of its own, as at the end of a block: the
+    /// analyses see the locals of a loop body go out of scope at `continue` too.
+    fn jump(&mut self, from: NodeId, label: Option<&syn::Lifetime>, is_continue: bool) {
+        let Some(l) = self.find_loop(label) else {
+            return;
+        };
+        let Some(target) = (if is_continue { l.cont } else { Some(l.brk) }) else {
+            return;
+        };
+        let ended: Vec<LocalId> = self.scopes[l.scopes..].iter().flatten().copied().collect();
+        if ended.is_empty() {
+            self.link(from, target);
+            return;
+        }
+        let n = self.new_node(NodeKind::Eval);
+        self.body.nodes[n.0].scope_end = ended;
+        self.link(from, n);
+        self.link(n, target);
+    }
+
     /// Edges for `return`, `?`, `break` and `continue` inside a leaf expression.
     fn control_edges(&mut self, from: NodeId, e: &Expr) {
         let mut f = FindJumps::default();
@@ -500,16 +524,7 @@ impl Builder<'_> {
             self.link(from, r);
         }
         for (label, is_continue) in f.jumps {
-            let target = self.find_loop(label.as_ref()).and_then(|l| {
-                if is_continue {
-                    l.cont
-                } else {
-                    Some(l.brk)
-                }
-            });
-            if let Some(t) = target {
-                self.link(from, t);
-            }
+            self.jump(from, label.as_ref(), is_continue);
         }
     }
 
@@ -544,6 +559,7 @@ impl Builder<'_> {
             label: label.map(|l| l.name.ident.to_string()),
             cont: Some(cont),
             brk,
+            scopes: self.scopes.len(),
         });
         self.set_step(PathStep::LoopBody);
         let (first_wait, level) = (self.body.waits.len(), self.path.len() - 1);
@@ -659,6 +675,7 @@ impl Builder<'_> {
                         label: Some(label.name.ident.to_string()),
                         cont: None,
                         brk: exit,
+                        scopes: self.scopes.len(),
                     });
                     self.block(&b.block, |_| {});
                     if let Some(c) = self.cur {
@@ -706,18 +723,12 @@ impl Builder<'_> {
             Expr::Break(b) => {
                 let uses = b.expr.as_ref().map(|x| self.uses_of(x)).unwrap_or_default();
                 let n = self.push(NodeKind::Eval, uses);
-                let target = self.find_loop(b.label.as_ref()).map(|l| l.brk);
-                if let Some(t) = target {
-                    self.link(n, t);
-                }
+                self.jump(n, b.label.as_ref(), false);
                 self.cur = None;
             }
             Expr::Continue(c) => {
                 let n = self.push(NodeKind::Eval, Vec::new());
-                let target = self.find_loop(c.label.as_ref()).and_then(|l| l.cont);
-                if let Some(t) = target {
-                    self.link(n, t);
-                }
+                self.jump(n, c.label.as_ref(), true);
                 self.cur = None;
             }
             Expr::Paren(p) => self.expr_stmt(&p.expr),

@@ -588,6 +588,22 @@ twin! {
         last + x
     }
 
+    fn continue_after_join(n: u32, x: u64) -> u64 {
+        let mut i = 0u64;
+        let mut total = x;
+        while i < u64::from(n) {
+            i += 1;
+            let y = i * 3;
+            if i % 2 == 0 {
+                let a = task!(add1(total));
+                taskwait!();
+                total = a;
+                continue;
+            }
+            total += y;
+        }
+        total
+    }
 
     fn nested_loops(n: u32, x: u64) -> u64 {
         let mut total = 0;
@@ -789,6 +805,25 @@ twin! {
         seen + x
     }
 
+    fn break_outer_after_join(n: u32, x: u64) -> u64 {
+        let mut total = x;
+        'rows: for i in 0..u64::from(n) {
+            let row = i * 10;
+            for j in 0..3u64 {
+                let a = task!(add1(row + j));
+                taskwait!();
+                if a % 7 == 0 {
+                    break 'rows;
+                }
+                if a % 5 == 0 {
+                    continue 'rows;
+                }
+                total += a;
+            }
+            total += row;
+        }
+        total
+    }
 
     fn match_guard_param(n: u32, x: u64) -> u64 {
         let v = match x % 3 {
@@ -860,6 +895,7 @@ gtap::program!(
         for_return,
         for_once,
         for_break_or_return,
+        continue_after_join,
         nested_loops,
         labelled_block,
         try_after_join,
@@ -875,6 +911,7 @@ gtap::program!(
         while_let_return,
         block_return,
         nested_loop_return,
+        break_outer_after_join,
         match_guard_param,
         dead_after_returns,
         dead_markers
@@ -911,6 +948,7 @@ fn early_exits() {
     grid::<Early, _>(&for_return, plain::for_return);
     grid::<Early, _>(&for_once, plain::for_once);
     grid::<Early, _>(&for_break_or_return, plain::for_break_or_return);
+    grid::<Early, _>(&continue_after_join, plain::continue_after_join);
     grid::<Early, _>(&nested_loops, plain::nested_loops);
     grid::<Early, _>(&labelled_block, plain::labelled_block);
     grid::<Early, _>(&try_after_join, plain::try_after_join);
@@ -926,6 +964,7 @@ fn early_exits() {
     grid::<Early, _>(&while_let_return, plain::while_let_return);
     grid::<Early, _>(&block_return, plain::block_return);
     grid::<Early, _>(&nested_loop_return, plain::nested_loop_return);
+    grid::<Early, _>(&break_outer_after_join, plain::break_outer_after_join);
     grid::<Early, _>(&match_guard_param, plain::match_guard_param);
     grid::<Early, _>(&dead_after_returns, plain::dead_after_returns);
     grid::<Early, _>(&dead_markers, plain::dead_markers);
