@@ -4,8 +4,9 @@
 //! target) gets a fresh [`LocalId`]; a name resolves to the innermost binding in scope, which
 //! handles shadowing without renaming. Statements become [`Node`]s of a graph whose edges mirror
 //! Rust's control flow: `if`/`match` branch and join, `loop`/`while`/`for` get a header and an
-//! exit, labelled and unlabelled `break`/`continue` jump to them, `return` (also inside an
-//! expression, and `?`) goes to an exit node. Expressions without markers are leaves: every name
+//! exit, labelled and unlabelled `break`/`continue` jump to them (through a node ending the
+//! scopes they leave, as the end of a block does), `return` (also inside an expression, and
+//! `?`) goes to an exit node. Statements after one that never completes get no nodes. Expressions without markers are leaves: every name
 //! in them is a use (a conservative, field-insensitive reading: `x.f = 1` and `*x = 1` use `x`,
 //! and names in foreign macros such as `assert!` are uses), and only `x = e` defines `x`.
 //!
@@ -113,6 +114,12 @@ pub(crate) struct WaitPoint {
     /// Locals declared before the wait, per level: `[0]` the parameters, `[i]` the block at
     /// `path[i - 1]`, in declaration order.
     pub(crate) visible: Vec<Vec<LocalId>>,
+    /// Per entry of `path`: the node where control goes on once that statement completes
+    /// (`None` when it never completes), known once the statement is built.
+    pub(crate) after: Vec<Option<NodeId>>,
+    /// Per entry of `path`: for a [`PathStep::LoopBody`], the loop's header (where `continue`
+    /// and the end of the body go); `None` for the other steps.
+    pub(crate) headers: Vec<Option<NodeId>>,
 }
 
 /// The graph of one function.
@@ -125,12 +132,59 @@ pub(crate) struct Body {
     pub(crate) waits: Vec<WaitPoint>,
     /// The local a spawn marker writes, by marker number.
     pub(crate) spawn_target: Vec<Option<LocalId>>,
+    /// Statements control cannot reach, after one that never completes (a `return`, `break`
+    /// or `continue`, an `if`/`match` all of whose branches leave): the path to the first of
+    /// them in its block, as in [`WaitPoint::path`]. They have no nodes, and the lowering
+    /// drops them (see [`Body::prune`]).
+    pub(crate) dead: Vec<Vec<(usize, PathStep)>>,
 }
 
+impl Body {
+    /// Drops from `block` (the body this graph was built from) the statements control cannot
+    /// reach, but not items (visible in the whole block). Code after the wait in a resume state
+    /// names only the locals the analyses saw used, so unreachable code must not be emitted.
+    pub(crate) fn prune(&self, block: &mut Block) {
+        for path in &self.dead {
+            let Some((&(first, _), outer)) = path.split_last() else {
+                continue;
+            };
+            if let Some(b) = block_at(block, outer) {
+                let mut k = 0;
+                b.stmts.retain(|s| {
+                    k += 1;
+                    k <= first || matches!(s, Stmt::Item(_))
+                });
+            }
+        }
+    }
+
+    /// Whether a path of at least one edge leads from `from` to `to` without entering a node
+    /// of `avoid`.
+    pub(crate) fn reaches(&self, from: NodeId, to: NodeId, avoid: &[NodeId]) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![from];
+        while let Some(n) = stack.pop() {
+            for &s in &self.nodes[n.0].succs {
+                if s == to {
+                    return true;
+                }
+                if !seen[s.0] && !avoid.contains(&s) {
+                    seen[s.0] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        false
+    }
+}
+
+/// A loop or labelled block that `break` (and for a loop `continue`) can jump to.
 struct LoopCtx {
     label: Option<String>,
     cont: Option<NodeId>,
     brk: NodeId,
+    /// The number of scopes open outside it: a jump to it leaves the scopes above.
+    scopes: usize,
 }
 
 struct Builder<'a> {
@@ -158,6 +212,7 @@ pub(crate) fn build(
             nodes: Vec::new(),
             waits: Vec::new(),
             spawn_target: vec![None; markers.len()],
+            dead: Vec::new(),
         },
         cur: None,
         scopes: vec![Vec::new()],
@@ -268,7 +323,16 @@ impl Builder<'_> {
             if let Some(last) = self.path.last_mut() {
                 *last = (i, PathStep::Wait);
             }
+            if self.cur.is_none() {
+                self.body.dead.push(self.path.clone());
+                break;
+            }
+            let first_wait = self.body.waits.len();
             self.stmt(stmt);
+            let (level, cur) = (self.path.len() - 1, self.cur);
+            for w in &mut self.body.waits[first_wait..] {
+                w.after[level] = cur;
+            }
         }
         self.path.pop();
         let ended = self.scopes.pop().unwrap_or_default();
@@ -416,6 +480,8 @@ impl Builder<'_> {
                     node,
                     path: self.path.clone(),
                     visible: self.scopes.clone(),
+                    after: vec![None; self.path.len()],
+                    headers: vec![None; self.path.len()],
                 });
             }
         }
@@ -428,6 +494,27 @@ impl Builder<'_> {
         })
     }
 
+    /// The edge of a `break` (or `continue`) at `from` to its loop or labelled block. The
+    /// scopes it leaves end on the way, in a node of its own, as at the end of a block: the
+    /// analyses see the locals of a loop body go out of scope at `continue` too.
+    fn jump(&mut self, from: NodeId, label: Option<&syn::Lifetime>, is_continue: bool) {
+        let Some(l) = self.find_loop(label) else {
+            return;
+        };
+        let Some(target) = (if is_continue { l.cont } else { Some(l.brk) }) else {
+            return;
+        };
+        let ended: Vec<LocalId> = self.scopes[l.scopes..].iter().flatten().copied().collect();
+        if ended.is_empty() {
+            self.link(from, target);
+            return;
+        }
+        let n = self.new_node(NodeKind::Eval);
+        self.body.nodes[n.0].scope_end = ended;
+        self.link(from, n);
+        self.link(n, target);
+    }
+
     /// Edges for `return`, `?`, `break` and `continue` inside a leaf expression.
     fn control_edges(&mut self, from: NodeId, e: &Expr) {
         let mut f = FindJumps::default();
@@ -437,16 +524,7 @@ impl Builder<'_> {
             self.link(from, r);
         }
         for (label, is_continue) in f.jumps {
-            let target = self.find_loop(label.as_ref()).and_then(|l| {
-                if is_continue {
-                    l.cont
-                } else {
-                    Some(l.brk)
-                }
-            });
-            if let Some(t) = target {
-                self.link(from, t);
-            }
+            self.jump(from, label.as_ref(), is_continue);
         }
     }
 
@@ -481,9 +559,14 @@ impl Builder<'_> {
             label: label.map(|l| l.name.ident.to_string()),
             cont: Some(cont),
             brk,
+            scopes: self.scopes.len(),
         });
         self.set_step(PathStep::LoopBody);
+        let (first_wait, level) = (self.body.waits.len(), self.path.len() - 1);
         self.block(body, prelude);
+        for w in &mut self.body.waits[first_wait..] {
+            w.headers[level] = Some(cont);
+        }
         if let Some(c) = self.cur {
             self.link(c, cont);
         }
@@ -592,6 +675,7 @@ impl Builder<'_> {
                         label: Some(label.name.ident.to_string()),
                         cont: None,
                         brk: exit,
+                        scopes: self.scopes.len(),
                     });
                     self.block(&b.block, |_| {});
                     if let Some(c) = self.cur {
@@ -639,24 +723,47 @@ impl Builder<'_> {
             Expr::Break(b) => {
                 let uses = b.expr.as_ref().map(|x| self.uses_of(x)).unwrap_or_default();
                 let n = self.push(NodeKind::Eval, uses);
-                let target = self.find_loop(b.label.as_ref()).map(|l| l.brk);
-                if let Some(t) = target {
-                    self.link(n, t);
-                }
+                self.jump(n, b.label.as_ref(), false);
                 self.cur = None;
             }
             Expr::Continue(c) => {
                 let n = self.push(NodeKind::Eval, Vec::new());
-                let target = self.find_loop(c.label.as_ref()).and_then(|l| l.cont);
-                if let Some(t) = target {
-                    self.link(n, t);
-                }
+                self.jump(n, c.label.as_ref(), true);
                 self.cur = None;
             }
             Expr::Paren(p) => self.expr_stmt(&p.expr),
             _ => self.leaf(e),
         }
     }
+}
+
+/// The block that `path` (statement index and step per level, as in [`WaitPoint::path`])
+/// leads to from `block`.
+fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b mut Block> {
+    let Some((&(idx, step), inner)) = path.split_first() else {
+        return Some(block);
+    };
+    let Some(Stmt::Expr(e, _)) = block.stmts.get_mut(idx) else {
+        return None;
+    };
+    let child = match (step, e) {
+        (PathStep::Block, Expr::Block(b)) => &mut b.block,
+        (PathStep::Block, Expr::Unsafe(u)) => &mut u.block,
+        (PathStep::Then, Expr::If(i)) => &mut i.then_branch,
+        (PathStep::Else, Expr::If(i)) => match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
+            Some(Expr::Block(b)) => &mut b.block,
+            _ => return None,
+        },
+        (PathStep::Arm(k), Expr::Match(m)) => match m.arms.get_mut(k).map(|a| &mut *a.body) {
+            Some(Expr::Block(b)) => &mut b.block,
+            _ => return None,
+        },
+        (PathStep::LoopBody, Expr::Loop(l)) => &mut l.body,
+        (PathStep::LoopBody, Expr::While(w)) => &mut w.body,
+        (PathStep::LoopBody, Expr::ForLoop(f)) => &mut f.body,
+        _ => return None,
+    };
+    block_at(child, inner)
 }
 
 /// The bindings of a pattern: (name, `mut`, where it borrows for `ref` bindings).

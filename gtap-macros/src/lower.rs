@@ -19,6 +19,11 @@
 //!   `let mut __gtap_first = true; 'l: loop { if __gtap_first { __gtap_first = false; REST }
 //!   else { FULL ITERATION } }` so `break`/`continue` keep their meaning; then the rest of the
 //!   enclosing block follows.
+//! - A resume state holds only the code its wait can reach (the analyses declare only the
+//!   locals named there): the rest of an enclosing block only when the construct on the path
+//!   can complete after the wait (not after `if c { ..; taskwait!(); return r; }`), a loop's
+//!   full iterations only when the wait can reach its next one (else it is `'l: loop { REST }`).
+//!   Statements after one that never completes are dropped everywhere ([`Body::prune`]).
 //!
 //! # Task-data struct
 //!
@@ -29,7 +34,7 @@
 //! `save`/`spawn` calls in the step function.
 
 use crate::{
-    cfg::{Body, LocalId, PathStep},
+    cfg::{Body, LocalId, NodeId, PathStep},
     diag::Ctxt,
     liveness::{BitSet, LivenessInfo},
     markers::{Marker, Spawn, Target, Wait},
@@ -82,6 +87,7 @@ pub(crate) fn lower(
     info: &LivenessInfo,
 ) -> StateMachine {
     let mut block = block.clone();
+    body.prune(&mut block);
     RewriteReturn.visit_block_mut(&mut block);
     let mut typed = RewriteTyped::default();
     typed.visit_block_mut(&mut block);
@@ -203,11 +209,12 @@ impl VisitMut for RewriteReturn {
                 self.visit_expr_mut(&mut t.expr);
                 let value = &t.expr;
                 let span = t.question_token.span;
+                let result = result_slot(span);
                 let tokens = quote_spanned! {span=>
                     match ::gtap::__private::branch(#value) {
                         ::core::result::Result::Ok(__gtap_v) => __gtap_v,
                         ::core::result::Result::Err(__gtap_r) => {
-                            return __gtap_result.finish(::gtap::__private::from_residual(__gtap_r))
+                            return #result.finish(::gtap::__private::from_residual(__gtap_r))
                         }
                     }
                 };
@@ -222,13 +229,21 @@ impl VisitMut for RewriteReturn {
                     .take()
                     .map_or_else(|| quote!(()), |x| x.to_token_stream());
                 let span = r.return_token.span;
-                let finish = quote_spanned!(span=> __gtap_result.finish(#value));
+                let result = result_slot(span);
+                let finish = quote_spanned!(span=> #result.finish(#value));
                 r.expr = Some(Box::new(Expr::Verbatim(finish)));
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `__gtap_result` at `span`'s location, resolved at the macro's call site, where the step
+/// function declares it: the user's `return`/`?` token may come from another hygiene context
+/// (a `macro_rules!` that emits the task function), where the name would not resolve.
+fn result_slot(span: Span) -> Ident {
+    Ident::new("__gtap_result", Span::call_site().located_at(span))
 }
 
 impl Lower<'_> {
@@ -317,10 +332,16 @@ impl Lower<'_> {
         let Some(&(idx, step)) = wait.path.get(depth) else {
             return TokenStream::new();
         };
-        let rest = self.stmts(block.stmts.get(idx + 1..).unwrap_or(&[]));
+        let rest_stmts = block.stmts.get(idx + 1..).unwrap_or(&[]);
         if step == PathStep::Wait {
+            let rest = self.stmts(rest_stmts);
             return quote!(#restores #rest);
         }
+        let rest = if self.resumes_to(w, depth, wait.after[depth]) {
+            self.stmts(rest_stmts)
+        } else {
+            TokenStream::new()
+        };
         let Some(Stmt::Expr(e, _)) = block.stmts.get(idx) else {
             return TokenStream::new();
         };
@@ -354,20 +375,24 @@ impl Lower<'_> {
             },
             (PathStep::LoopBody, Expr::Loop(l)) => {
                 let inner = self.resume_level(cx, &l.body, w, depth + 1);
-                let full = self.stmts(&l.body.stmts);
-                resume_loop(&l.label, &inner, &full)
+                let again = self.resumes_to(w, depth, wait.headers[depth]);
+                let full = again.then(|| self.stmts(&l.body.stmts));
+                resume_loop(&l.label, &inner, full)
             }
             (PathStep::LoopBody, Expr::While(wh)) => {
                 let inner = self.resume_level(cx, &wh.body, w, depth + 1);
-                let body = self.stmts(&wh.body.stmts);
-                let full = match &*wh.cond {
-                    Expr::Let(l) => {
-                        let (pat, expr) = (&l.pat, &l.expr);
-                        quote!(let #pat = #expr else { break; }; #body)
+                let again = self.resumes_to(w, depth, wait.headers[depth]);
+                let full = again.then(|| {
+                    let body = self.stmts(&wh.body.stmts);
+                    match &*wh.cond {
+                        Expr::Let(l) => {
+                            let (pat, expr) = (&l.pat, &l.expr);
+                            quote!(let #pat = #expr else { break; }; #body)
+                        }
+                        c => quote!(if !(#c) { break; } #body),
                     }
-                    c => quote!(if !(#c) { break; } #body),
-                };
-                resume_loop(&wh.label, &inner, &full)
+                });
+                resume_loop(&wh.label, &inner, full)
             }
             _ => {
                 cx.error_spanned_by(
@@ -378,6 +403,18 @@ impl Lower<'_> {
             }
         };
         quote!(#restores #inner #rest)
+    }
+
+    /// Whether the resume code of wait `w`, at the construct on its path at `depth`, reaches
+    /// `node` (the code after the construct, or its loop's next iteration): by a path from the
+    /// wait that stays in the current iteration of every loop enclosing that construct (the
+    /// next iterations of those are the mirrored `FULL` iterations, built on their own).
+    /// Code the resume state cannot reach is not emitted: it may name locals that are neither
+    /// live nor mentioned after the wait, which the state does not declare.
+    fn resumes_to(&self, w: usize, depth: usize, node: Option<NodeId>) -> bool {
+        let wait = &self.body.waits[w];
+        let outer: Vec<NodeId> = wait.headers[..depth].iter().flatten().copied().collect();
+        node.is_some_and(|n| self.body.reaches(wait.node, n, &outer))
     }
 
     fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
@@ -568,7 +605,17 @@ fn reroot(place: &Expr, root: &TokenStream) -> TokenStream {
     }
 }
 
-fn resume_loop(label: &Option<syn::Label>, inner: &TokenStream, full: &TokenStream) -> TokenStream {
+/// A loop on the path to a wait, in its resume state: the rest of the current iteration
+/// (`inner`), then the full iterations (`full`, `None` when the wait cannot reach the loop's
+/// next iteration: `inner` then ends in a `break` or leaves the function on every path).
+fn resume_loop(
+    label: &Option<syn::Label>,
+    inner: &TokenStream,
+    full: Option<TokenStream>,
+) -> TokenStream {
+    let Some(full) = full else {
+        return quote!(#label loop { #inner };);
+    };
     quote! {
         let mut __gtap_first = true;
         #label loop {

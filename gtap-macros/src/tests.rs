@@ -272,6 +272,39 @@ fn return_inside() {
 }
 
 #[test]
+fn jump_ends_the_scopes_it_leaves() {
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let mut total = 0;
+            let mut i = 0;
+            'rows: while i < n {
+                i += 1;
+                let row = i * 10;
+                let base = row + 1;
+                let mut j = 0;
+                while j < 3 {
+                    j += 1;
+                    let a = task!(g(base + j));
+                    taskwait!();
+                    if a == 0 { continue 'rows; }
+                    total += a;
+                }
+            }
+            total
+        }
+    });
+    // `continue 'rows` leaves the scope of `row`: the next row declares it afresh, so its read
+    // there is not a read after the wait, and `row` (outside `j`'s loop) is not kept across it.
+    assert_eq!(
+        got,
+        sets(&[(
+            &["total", "i", "base", "j"],
+            &["n", "total", "i", "base", "j", "a"]
+        )])
+    );
+}
+
+#[test]
 fn unit_task_and_detached_spawns() {
     let got = saved_sets(quote! {
         fn f(n: u32, out: Slice<u64>) {
@@ -352,6 +385,24 @@ fn snapshot_fib() {
             let b = task!(fib(n - 2));
             taskwait!();
             a + b
+        }
+    });
+    insta::assert_snapshot!(expanded);
+}
+
+#[test]
+fn snapshot_early_return() {
+    // The resume state of the wait holds only the rest of the `if`: the code after the `if`
+    // cannot run after the wait, and is not emitted there (it reads `x` and `n`, which that
+    // state does not declare).
+    let expanded = pretty(quote! {
+        pub fn leafy(n: u32, x: u64) -> u64 {
+            if n == 0 {
+                let a = task!(leaf(x));
+                taskwait!();
+                return a + 1;
+            }
+            x + u64::from(n)
         }
     });
     insta::assert_snapshot!(expanded);
