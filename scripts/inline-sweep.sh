@@ -28,7 +28,11 @@ for w in "${WORKLOADS[@]}"; do
   done
   row "$name" wf 32 last $B/$w --inline-steps 32 --inline-last-child
 done
-# The grid: fewer warps than the occupancy allows (fib only; GRIDS= overrides).
-for g in ${GRIDS:-1056 2112 3168}; do
+# The grid (warps; the default is what the occupancy allows) and a register cap that allows
+# more warps per SM: fib and the chain (GRIDS= overrides).
+for g in ${GRIDS:-132 1056 2112}; do
   row "fib-grid-$g" wf 32 lone $B/fib 40 --grid "$g"
+  row "chain-grid-$g" wf 32 lone $B/chain 1000000 --grid "$g"
 done
+row "fib-maxreg-80" wf 32 lone $B/fib 40 --max-registers 80
+row "fib-maxreg-80-inline-0" wf 0 lone $B/fib 40 --max-registers 80 --inline-steps 0

@@ -167,6 +167,24 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
     }
 }
 
+/// The header of the held child of `ctx`'s step, as `spawn_raw` wrote it (its parent is
+/// `parent` with joins), without reading it back.
+#[inline(always)]
+fn held_header<P>(ctx: &Ctx<'_, P>, parent: u32) -> Header
+where
+    P: Program,
+{
+    Header {
+        kind: ctx.held_kind,
+        state: 0,
+        queue: 0,
+        pending: 0,
+        parent: if P::JOINS { parent } else { NONE },
+        flags: 0,
+        result_dst: ctx.held_dst as u64,
+    }
+}
+
 /// What a lane's part of a batch did.
 pub(crate) struct LaneOut {
     /// Steps run (the batch task's and the inline ones).
@@ -184,19 +202,27 @@ pub(crate) struct LaneOut {
     pub(crate) notify_parent: u32,
 }
 
-/// Runs the lane's batch task `task` and, work first, the steps it leads to inline (see the
-/// module doc); `cur_q` is the batch's queue, `lane_free` the lane's free-array count.
+/// Batches of at most this many tasks run inline (a measured choice, `docs/benchmarks.md`).
+/// Above it the warp has breadth: a lane that went deep would hold the other lanes back at
+/// the batch's end (SIMT), and climbing a tree lane by lane serializes the latency of loads
+/// that the join rounds issue for all lanes at once (fib(40) took 40% longer inline).
+pub(crate) const INLINE_MAX_TASKS: u32 = 4;
+
+/// Runs the lane's batch task `task` and, work first, up to `budget` more steps it leads to
+/// inline (see the module doc); `cur_q` is the batch's queue, `lane_free` the lane's
+/// free-array count; `wf` says whether this is the work-first kernel. A zero budget (the ablations, or a broad batch) runs one step.
 ///
 /// # Safety
 ///
 /// `task` is a task this warp holds (published and acquired, or kept); the warp runs bodies
-/// (no frees in flight).
+/// (no frees in flight); `budget <= MAX_INLINE_STEPS`, and 0 outside the work-first kernel.
 #[inline(always)]
 pub(crate) unsafe fn run_lane<P: Program>(
     w: &Warp,
     task: u32,
     cur_q: u32,
     wf: bool,
+    budget: u32,
     lane_free: &mut u32,
 ) -> LaneOut {
     let mut out = LaneOut {
@@ -224,32 +250,29 @@ pub(crate) unsafe fn run_lane<P: Program>(
         lane_free: *lane_free,
         _program: PhantomData,
     };
-    let mut budget = if wf { w.inline_steps } else { 0 };
+    let mut budget = budget;
     // Ancestors of `cur` this lane stepped in this batch (their `pending` is the lane's).
     let mut depth = 0u32;
     let mut cur = task;
-    // `cur` is a held child: a first step whose kind and destination are in registers.
-    let mut held_child = false;
-    // SAFETY (whole body): headers and frames of tasks this lane runs (the caller's promise,
+    // What the next step needs of `cur`'s header, in registers: read once for the batch task
+    // and for a parent resumed here (one round trip for the whole header), made from the
+    // spawn's arguments for a held child (no load at all).
+    // SAFETY: the caller's task.
+    let mut hd = unsafe { w.header(cur).read() };
+    // SAFETY (whole loop): headers and frames of tasks this lane runs (the caller's promise,
     // then lane-private tasks, see the module doc).
     unsafe {
         'lane: loop {
             let h = w.header(cur);
             ctx.slot = cur;
-            if held_child {
-                ctx.kind = ctx.held_kind;
-                ctx.state = 0;
-                ctx.dst = ctx.held_dst;
-            } else {
-                ctx.kind = (*h).kind;
-                ctx.state = (*h).state;
-                ctx.dst = (*h).result_dst as *mut u8;
-            }
+            ctx.kind = hd.kind;
+            ctx.state = hd.state;
+            ctx.dst = hd.result_dst as *mut u8;
             ctx.frame = h.cast::<u8>().add(HEADER_BYTES as usize);
             ctx.spawned = 0;
             ctx.held = NONE;
             ctx.hold_q = if budget > 0 { cur_q } else { NONE };
-            let kind = ctx.kind;
+            let kind = hd.kind;
             let step = P::dispatch(&mut ctx, kind);
             let spawned = ctx.spawned;
             out.steps += 1;
@@ -292,8 +315,8 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     }
                     budget -= 1;
                     depth += 1;
+                    hd = held_header(&ctx, cur);
                     cur = ctx.held;
-                    held_child = true;
                 }
                 Step::Done if P::JOINS => {
                     // Finished: tell the parent. The lane does it itself, and may run the
@@ -301,8 +324,8 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     // in this batch (depth >= 1), or an owner-only parent waiting for this
                     // child alone. Otherwise the warp's join rounds do it after the bodies.
                     let mut fin = cur;
+                    let mut parent = hd.parent;
                     loop {
-                        let parent = (*w.header(fin)).parent;
                         if depth == 0 {
                             if !(budget > 0 && parent != NONE && w.waits_for_one(parent)) {
                                 out.to_free = fin;
@@ -317,25 +340,29 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         w.lane_free_put(ctx.lane_free, fin);
                         ctx.lane_free += 1;
                         let ph = w.header(parent);
-                        let left = (*ph).pending - 1;
-                        (*ph).pending = left;
-                        if left != 0 {
+                        // The whole header at once: the parent's join is the lane's (plain
+                        // accesses), and if this was its last child it runs next.
+                        let mut pd = ph.read();
+                        pd.pending -= 1;
+                        (*ph).pending = pd.pending;
+                        if pd.pending != 0 {
                             break 'lane;
                         }
-                        if (*ph).flags & FLAG_DONE != 0 {
+                        if pd.flags & FLAG_DONE != 0 {
                             // Its body had returned: it is complete too.
                             fin = parent;
+                            parent = pd.parent;
                             continue;
                         }
-                        if (*ph).queue == cur_q && budget > 0 {
+                        if pd.queue == cur_q && budget > 0 {
                             budget -= 1;
                             cur = parent;
-                            held_child = false;
+                            hd = pd;
                             continue 'lane;
                         }
                         // Resumed on its own queue by the batch loop (a plain ring entry of
                         // this warp, like any child of the batch).
-                        if !w.reserve((*ph).queue, parent, (*ph).kind) {
+                        if !w.reserve(pd.queue, parent, pd.kind) {
                             out.aborted = true;
                         }
                         break 'lane;
@@ -359,8 +386,8 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         break;
                     }
                     budget -= 1;
+                    hd = held_header(&ctx, cur);
                     cur = ctx.held;
-                    held_child = true;
                 }
                 // Unreachable: `Suspended` with joins matched above, spawned or not (a
                 // suspension without children is the generated code's bug).

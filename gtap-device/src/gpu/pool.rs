@@ -149,14 +149,24 @@ impl Warp {
         }
         let first = top + incl - surplus;
         let mut i = 0;
-        while i < surplus {
-            // SAFETY: entries of this lane's array (written by it), positions below
-            // `top + total <= stack_cap`; plain accesses, read by this warp after a barrier.
-            unsafe {
+        // SAFETY (both loops): entries of this lane's array (written by it), positions below
+        // `top + total <= stack_cap`; plain accesses, read by this warp after a barrier.
+        unsafe {
+            // Four loads before their stores, so that their latencies overlap.
+            while i + 4 <= surplus {
+                let e = |k: u32| self.lane_free_entry(LANE_FREE_KEEP + i + k).read();
+                let (s0, s1, s2, s3) = (e(0), e(1), e(2), e(3));
+                self.stack(first + i).write(s0);
+                self.stack(first + i + 1).write(s1);
+                self.stack(first + i + 2).write(s2);
+                self.stack(first + i + 3).write(s3);
+                i += 4;
+            }
+            while i < surplus {
                 let slot = self.lane_free_entry(LANE_FREE_KEEP + i).read();
                 self.stack(first + i).write(slot);
+                i += 1;
             }
-            i += 1;
         }
         a::bar_warp_sync(FULL);
         if self.lane == 0 {

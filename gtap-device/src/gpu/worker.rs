@@ -21,7 +21,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::lane::run_lane;
+use super::lane::{run_lane, INLINE_MAX_TASKS};
 use super::layout::{
     BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, SpillHeader,
     WarpStats, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, FLAG_DONE, NONE,
@@ -1031,7 +1031,12 @@ pub unsafe fn thread_worker<
         if task != NONE {
             // SAFETY: a published (or kept) task's header and frame, acquired above; inline
             // tasks were made by this lane in this batch (see `run_lane`).
-            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, &mut lane_free) };
+            let budget = if wf && kept <= INLINE_MAX_TASKS {
+                w.inline_steps
+            } else {
+                0
+            };
+            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, budget, &mut lane_free) };
             spawned = out.spawned;
             finished = out.finished;
             aborted = out.aborted;
