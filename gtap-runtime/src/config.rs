@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 12] = [
+        let cases: [(&str, Config); 13] = [
             (
                 "gpu_pool_bytes",
                 Config {

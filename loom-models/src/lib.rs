@@ -28,6 +28,7 @@
 //! | claim: CAS, fence | `steal` / `pop_own` (worker.rs), then the batch's fence | `Join::claim` |
 //! | shared decrement: `is_shared`, fence, RMW | `join_wf` + `complete_wf`, `shared == true` | `Join::complete_shared` |
 //! | last decrement: fence, resume | `complete_wf` (`acquired`), `reserve` | `Join::resume` |
+//! | inline completion: mark and `pending == 1` test | `run_lane` + `waits_for_one` (lane.rs, join.rs) | `Join::run_inline` |
 //!
 //! The steal lock is left out (one thief), and so is `match.any` grouping (a leader's RMW of
 //! `count` children is the same RMW as one child's).
@@ -44,8 +45,12 @@
 //! - `plain_then_shared`: the owner finishes one child through the plain path, then releases a
 //!   sibling: the `Relaxed` load and store of `pending` (standing in for the plain phase) and
 //!   the first child's result must reach whichever warp completes the join.
-//! - `no_*` (`#[should_panic]`): the same model with one fence left out; loom must report the
-//!   race, so the models are known to be able to fail.
+//! - `inline_owner_only`, `inline_rule_with_thief`: the inline rule of `lane.rs`
+//!   (`Warp::waits_for_one`): a finishing task completes an unmarked parent that waits for it
+//!   alone in its own lane, with plain accesses; a marked one goes through the shared path.
+//! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
+//!   the inline rule without its mark test); loom must report the race, so the models are known
+//!   to be able to fail.
 
 #[cfg(test)]
 mod model;

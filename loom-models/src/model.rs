@@ -148,6 +148,24 @@ impl<const N: usize> Join<N> {
         }
     }
 
+    /// Warp `warp` runs `child` and tells the parent under the inline rule (`lane.rs`,
+    /// `Warp::waits_for_one`): a parent that is unmarked and waits for this child alone is
+    /// completed at once, with plain accesses and no fence; any other goes through `run`'s
+    /// paths. `check_mark = false` drops the mark test (the `no_mark_check` model).
+    fn run_inline(&self, child: u32, warp: u32, check_mark: bool) {
+        let c = child as usize;
+        write(&self.results[c], work(read(&self.args[c])));
+        let unmarked = !check_mark || read(&self.flags) & FLAG_SHARED == 0;
+        if unmarked && self.pending.load(Relaxed) == 1 {
+            self.pending.store(0, Relaxed);
+            self.resume(warp);
+        } else if read(&self.flags) & FLAG_SHARED != 0 {
+            self.complete_shared(warp);
+        } else {
+            self.complete_plain(warp);
+        }
+    }
+
     /// `complete_wf`, owner only: a plain load and store (here `Relaxed`), no fence.
     fn complete_plain(&self, warp: u32) {
         assert_eq!(warp, OWNER, "an unmarked join completes on its owner");
@@ -240,6 +258,68 @@ fn owner_plain_then_release(join: &Join<3>) {
     join.release(2);
     join.run(1, OWNER);
     join.reclaim();
+}
+
+/// Runs the inline-rule model: the owner spawns two children, releases child 1 when
+/// `release`, finishes child 0 (and takes child 1 back if nobody stole it); the thief steals
+/// and finishes what it claims; every finish uses the inline rule. Returns the outcomes.
+fn check_inline(release: bool, check_mark: bool) -> BTreeSet<(u32, u32)> {
+    let seen = StdArc::new(Mutex::new(BTreeSet::new()));
+    let record = StdArc::clone(&seen);
+    loom::model(move || {
+        let join = Arc::new(Join::<2>::new(ALL));
+        let thief = {
+            let join = Arc::clone(&join);
+            thread::spawn(move || {
+                if let Some(child) = join.claim() {
+                    join.released_ran_on.store(THIEF, Relaxed);
+                    join.run_inline(child, THIEF, check_mark);
+                }
+            })
+        };
+        join.spawn();
+        if release {
+            join.release(1);
+            join.run_inline(0, OWNER, check_mark);
+            if let Some(child) = join.claim() {
+                join.released_ran_on.store(OWNER, Relaxed);
+                join.run_inline(child, OWNER, check_mark);
+            }
+        } else {
+            join.run_inline(0, OWNER, check_mark);
+            join.run_inline(1, OWNER, check_mark);
+        }
+        thief.join().unwrap();
+        record.lock().unwrap().insert(join.outcome());
+    });
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+#[test]
+fn inline_owner_only() {
+    // Nothing released: the second child finds the parent unmarked and waiting for it alone,
+    // and completes it in the lane (no fence), while a thief finds nothing to steal.
+    let seen = check_inline(false, true);
+    assert_eq!(seen, BTreeSet::from([(0, OWNER)]), "{seen:?}");
+}
+
+#[test]
+fn inline_rule_with_thief() {
+    // A released sibling: the mark sends every finish through the shared path, whichever warp
+    // runs it and whichever completes the join.
+    let seen = check_inline(true, true);
+    assert!(seen.contains(&(THIEF, THIEF)), "{seen:?}");
+    assert!(seen.contains(&(THIEF, OWNER)), "{seen:?}");
+    assert!(seen.contains(&(OWNER, OWNER)), "{seen:?}");
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_mark_check() {
+    // Without the mark test, the owner sees `pending == 1` after the thief's decrement and
+    // completes the join with no acquire: it reads the thief's result unordered.
+    check_inline(true, false);
 }
 
 #[test]

@@ -118,8 +118,6 @@ pub fn node_work(state: u64, rounds: u32) {
 /// whose children are at `depth`.
 #[gtap::function]
 pub fn uts(p: UtsParams, parent: u64, depth: u32, lo: u32, hi: u32) -> u64 {
-    // if/else rather than an early return after the first join: the macro loses the
-    // parameters in code that follows an `if` whose block joins and returns.
     if hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         let a = task!(uts(p, parent, depth, lo, mid));

@@ -801,6 +801,23 @@ impl Bench {
         &self,
         tasks_per_warp: u32,
         grid: Option<u32>,
+        f: impl FnMut(&mut Runtime) -> Result<(), String>,
+    ) -> Result<Option<Timing>, String> {
+        let config = Config {
+            scheduler: gtap::Scheduler::SharedDeque,
+            tasks_per_warp,
+            grid,
+            ..Config::default()
+        };
+        self.variant_row("gtap (gpu), shared deque (before)", config, f)
+    }
+
+    /// On the GPU, the same workload under `config` (its backend set here), as a row named
+    /// `label` beside the default one; `None` on the CPU.
+    fn variant_row(
+        &self,
+        label: &str,
+        config: Config,
         mut f: impl FnMut(&mut Runtime) -> Result<(), String>,
     ) -> Result<Option<Timing>, String> {
         if !self.gpu {
@@ -808,13 +825,10 @@ impl Bench {
         }
         let config = Config {
             backend: self.rt_backend(),
-            scheduler: gtap::Scheduler::SharedDeque,
-            tasks_per_warp,
-            grid,
-            ..Config::default()
+            ..config
         };
         let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
-        let t = measure("gtap (gpu), shared deque (before)", self.reps, || {
+        let t = measure(label, self.reps, || {
             f(&mut rt)?;
             Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
         })?;

@@ -34,7 +34,7 @@ const FULL: u32 = 0xffff_ffff;
 impl Warp {
     /// Whether the join of `parent` (not [`NONE`]) uses the device-scope protocol.
     #[inline(always)]
-    unsafe fn is_shared(&self, parent: u32) -> bool {
+    pub(crate) unsafe fn is_shared(&self, parent: u32) -> bool {
         // SAFETY: a suspended task's header; its mark was written by this warp or acquired
         // with the task (see the module doc).
         unsafe { (*self.header(parent)).flags & FLAG_SHARED != 0 }
@@ -57,7 +57,9 @@ impl Warp {
     }
 
     /// Every lane (converged), after the batch's frees: lanes with `notify` tell `parent`
-    /// that their task finished. Returns the ballot of lanes that re-enqueued a parent.
+    /// that their task finished; `shared` is [`Warp::is_shared`] of `parent`, read by the
+    /// lane when its task finished (marks change only between batches, by the owner). Returns
+    /// the ballot of lanes that re-enqueued a parent.
     ///
     /// Runs in rounds: in each, the lanes still telling a parent are grouped by it
     /// (`match.any`) and one leader per parent applies the group's count, so no two lanes ever
@@ -69,13 +71,19 @@ impl Warp {
     ///
     /// `parent` is the finished task's parent when `notify`; the warp is converged.
     #[inline(always)]
-    pub(crate) unsafe fn join_wf(&self, notify: bool, parent: u32) -> u32 {
+    pub(crate) unsafe fn join_wf(&self, notify: bool, parent: u32, shared: bool) -> u32 {
         let (mut active, mut parent) = (notify, parent);
         let mut resumed = false;
         let mut acquire = false;
+        let mut first = true;
         while a::vote_sync_ballot_b32(FULL, active) != 0 {
             // SAFETY: as the caller promises; later rounds tell suspended grandparents.
-            let shared = active && parent != NONE && unsafe { self.is_shared(parent) };
+            let shared = if first {
+                active && shared
+            } else {
+                active && parent != NONE && unsafe { self.is_shared(parent) }
+            };
+            first = false;
             if a::vote_sync_ballot_b32(FULL, shared) != 0 {
                 // Release side for shared joins: every lane's results and frees before the
                 // RMWs.

@@ -200,6 +200,8 @@ pub(crate) struct LaneOut {
     /// With joins: the batch task finished, and `notify_parent` must be told.
     pub(crate) notify: bool,
     pub(crate) notify_parent: u32,
+    /// Work first: `notify_parent`'s join is marked shared (read when the task finished).
+    pub(crate) notify_shared: bool,
 }
 
 /// Batches of at most this many tasks run inline (a measured choice, `docs/benchmarks.md`).
@@ -233,6 +235,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
         to_free: NONE,
         notify: false,
         notify_parent: NONE,
+        notify_shared: false,
     };
     let mut ctx = Ctx::<'_, P> {
         w,
@@ -331,6 +334,10 @@ pub(crate) unsafe fn run_lane<P: Program>(
                                 out.to_free = fin;
                                 out.notify = true;
                                 out.notify_parent = parent;
+                                // Read now, used by the join rounds after the bodies: the
+                                // load's latency hides behind the other lanes' bodies (a
+                                // mark changes only between batches, see `join.rs`).
+                                out.notify_shared = wf && parent != NONE && w.is_shared(parent);
                                 break 'lane;
                             }
                             budget -= 1;

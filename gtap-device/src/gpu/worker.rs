@@ -1026,6 +1026,7 @@ pub unsafe fn thread_worker<
         let mut to_free = NONE;
         let mut notify = false;
         let mut notify_parent = NONE;
+        let mut notify_shared = false;
         // Steps run inline after the batch task's first (the profiler's count).
         let mut inlined: u32 = 0;
         if task != NONE {
@@ -1043,6 +1044,7 @@ pub unsafe fn thread_worker<
             to_free = out.to_free;
             notify = out.notify;
             notify_parent = out.notify_parent;
+            notify_shared = out.notify_shared;
             inlined = out.steps - 1;
             steps += out.steps;
         }
@@ -1078,7 +1080,7 @@ pub unsafe fn thread_worker<
             }
             if P::JOINS {
                 // SAFETY: as above.
-                joins = unsafe { w.join_wf(notify, notify_parent) }.count_ones();
+                joins = unsafe { w.join_wf(notify, notify_parent, notify_shared) }.count_ones();
             }
         } else {
             // SAFETY: finished tasks' slots and parents (see `free_warp` and `complete`).

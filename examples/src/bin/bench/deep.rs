@@ -15,6 +15,8 @@ use gtap_examples::{
     },
 };
 
+use gtap::Config;
+
 use super::{err, measure, print_table, Bench, Timing};
 
 /// Links of the chain row.
@@ -60,7 +62,45 @@ impl Bench {
                 t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
             );
         }
+        // The work-first scheduler without inline execution (the default of 2026-11-24).
+        let no_inline = self.variant_row(
+            "gtap (gpu), work first, inline off (before)",
+            Config {
+                inline_steps: 0,
+                ..Config::default()
+            },
+            |rt| {
+                let r = rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
+                (r == expected)
+                    .then_some(())
+                    .ok_or(format!("chain({n}) = {r:#x}"))
+            },
+        )?;
+        // A chain whose records fit in L2 (10^4 records of a few dozen bytes): the same
+        // steps without the DRAM misses of a working set larger than the cache.
+        let short = CHAIN_STEPS / 100;
+        let short_expected = chain_seq(short, x);
+        let short_row =
+            self.variant_row("gtap (gpu), a chain of 10^4", Config::default(), |rt| {
+                let r = rt.run::<Chain, _>(chain, (short, x)).map_err(err)?;
+                (r == short_expected)
+                    .then_some(())
+                    .ok_or(format!("chain({short}) = {r:#x}"))
+            })?;
         let per_step = |t: &Timing| t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n);
+        if let Some(t) = &no_inline {
+            println!(
+                "  work first, inline off (before): {:.4} us per step (kernel); inline {:.2}x faster",
+                per_step(t),
+                per_step(t) / per_step(&gtap)
+            );
+        }
+        if let Some(t) = &short_row {
+            println!(
+                "  a chain of {short} (records fit in L2): {:.4} us per step (kernel)",
+                t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(short)
+            );
+        }
         let line = format!(
             "  us per step: gtap {:.4}{}, rayon {:.4}, sequential {:.4} (the target is <= 0.5 on the GPU)",
             per_step(&gtap),
@@ -74,7 +114,11 @@ impl Bench {
         );
         print_table(
             &format!("chain of {n} dependent tasks (one child, one join per level)"),
-            &[gtap, rayon, seq],
+            &[gtap, rayon, seq]
+                .into_iter()
+                .chain(no_inline)
+                .chain(shared)
+                .collect::<Vec<_>>(),
         );
         println!("{line}");
         Ok(())
