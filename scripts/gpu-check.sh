@@ -56,6 +56,20 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
     check "racecheck fib(14)"                 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu
     check "memcheck nqueens(9, 4)"            240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu
     check "racecheck nqueens(8, 3)"           300 "$SAN" --tool racecheck --error-exitcode 9 $B/nqueens 8 3 --gpu
+    check "memcheck EPAQ fib(22, 6), 3 queues" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 22 6 epaq --gpu
+    check "racecheck EPAQ fib(16, 4), 3 queues" 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 16 4 epaq --gpu
+  fi
+  # Work-first inline execution: EPAQ keeps its queues, and the depth-first policy
+  # (--inline-last-child, not the default) gives the same answers.
+  check "EPAQ fib(40), cutoff 9, 3 queues"    120 $B/fib 40 9 epaq --gpu --reps 3
+  check "inline last child: fib(32)"          120 $B/fib 32 --gpu --inline-last-child
+  check "inline last child: nqueens(14, 5)"   120 $B/nqueens 14 5 --gpu --inline-last-child
+  check "inline last child: UTS 1e7"          120 $B/uts 1e7 --gpu --inline-last-child
+  check "inline last child: BFS R-MAT 2^18"   120 $B/bfs rmat 18 --gpu --inline-last-child
+  check "inline off: chain 10^5"              120 $B/chain 100000 --gpu --inline-steps 0
+  if [ -n "$SAN" ]; then
+    check "memcheck inline last child fib(18)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --inline-last-child
+    check "racecheck inline last child fib(12)" 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 12 --gpu --inline-last-child
   fi
 fi
 if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
@@ -119,6 +133,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = deep ]; then
   check "UTS binomial 1e9 (1,026,459,151)"    300 $B/uts 1e9 --gpu --reps 3
   if [ -n "$SAN" ]; then
     check "memcheck chain 10^4"               240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 10000 --gpu
+    check "racecheck chain 300"               240 "$SAN" --tool racecheck --error-exitcode 9 $B/chain 300 --gpu
     check "memcheck UTS b0 100, 1,057 nodes"  240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu
     check "racecheck UTS b0 20, 339 nodes"    300 "$SAN" --tool racecheck --error-exitcode 9 $B/uts 20 2 0.45 3 --gpu
   fi
