@@ -171,6 +171,9 @@ pub(crate) fn items(
                 clippy::all,
                 reason = "each resume state re-binds locals and repeats the code after it"
             )]
+            // On the GPU the step is inlined into the worker's loop: as a call, its context
+            // (and the worker state it points to) would live in local memory.
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
             unsafe fn step<__GtapCtx: ::gtap::__private::Context>(
                 __gtap_ctx: &mut __GtapCtx,
             ) -> ::gtap::__private::Step {

@@ -56,9 +56,11 @@ impl Bench {
                 .then_some(())
                 .ok_or(format!("chain({n}) = {r:#x}"))
         })?;
+        // Notes printed under the table.
+        let mut notes = String::new();
         if let Some(t) = &shared {
-            println!(
-                "  shared deque (before, tasks_per_warp = 2^20, 64 warps): {:.4} us per step (kernel)",
+            notes += &format!(
+                "  shared deque (before, tasks_per_warp = 2^20, 64 warps): {:.4} us per step (kernel)\n",
                 t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
             );
         }
@@ -89,15 +91,15 @@ impl Bench {
             })?;
         let per_step = |t: &Timing| t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n);
         if let Some(t) = &no_inline {
-            println!(
-                "  work first, inline off (before): {:.4} us per step (kernel); inline {:.2}x faster",
+            notes += &format!(
+                "  work first, inline off (before): {:.4} us per step (kernel); inline {:.2}x faster\n",
                 per_step(t),
                 per_step(t) / per_step(&gtap)
             );
         }
         if let Some(t) = &short_row {
-            println!(
-                "  a chain of {short} (records fit in L2): {:.4} us per step (kernel)",
+            notes += &format!(
+                "  a chain of {short} (records fit in L2): {:.4} us per step (kernel)\n",
                 t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(short)
             );
         }
@@ -121,6 +123,7 @@ impl Bench {
                 .collect::<Vec<_>>(),
         );
         println!("{line}");
+        print!("{notes}");
         Ok(())
     }
 
