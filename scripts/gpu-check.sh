@@ -84,11 +84,19 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
   check "block SpMV 10^5 rows, 32 threads"    120 $B/spmv random 100000 64 --gpu --granularity block --block-threads 32
   check "block BFS, R-MAT 2^20"               180 $B/bfs rmat 20 --gpu --granularity block --reps 3
   check "block BFS, 1024 x 1024 grid"         180 $B/bfs grid 1024 1024 --gpu --granularity block --reps 3
+  # Four warps per block spawning at once: every warp reads its batch entry before any spawns.
+  check "block BFS, R-MAT 2^22, 128 threads"  180 $B/bfs rmat 22 --gpu --granularity block --block-threads 128 --reps 3
   check "mixed BFS, R-MAT 2^22"               180 $B/bfs rmat 22 --gpu --granularity mixed --reps 3
   check "mixed mergesort 10^7"                120 $B/mergesort 10000000 --gpu --granularity mixed --reps 3
   check "mixed mergesort 10^6, 256 threads"   120 $B/mergesort 1000000 --gpu --granularity mixed --block-threads 256
   check "mixed mergesort 3*10^5, split merges" 120 $B/mergesort 300000 128 4096 --gpu --granularity mixed --block-threads 32
+  # The block-level shared-deque ablation (the protocol before work first).
+  check "shared-deque block tree D=20"        120 $B/binary_tree 20 256 256 --gpu --granularity block --block-threads 64 --scheduler shared
+  check "shared-deque mixed mergesort 10^6"   120 $B/mergesort 1000000 --gpu --granularity mixed --scheduler shared
   if [ -n "$SAN" ]; then
+    check "memcheck mixed BFS grid 64 x 64"   120 "$SAN" --tool memcheck --error-exitcode 9 $B/bfs grid 64 64 --gpu --granularity mixed
+    check "racecheck block pruned tree D=10"  120 "$SAN" --tool racecheck --error-exitcode 9 $B/pruned_tree 10 --gpu --granularity block --block-threads 64
+    check "memcheck shared-deque block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --scheduler shared
     check "memcheck block tree D=10"          120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block
     check "memcheck block BFS grid 64 x 64"   120 "$SAN" --tool memcheck --error-exitcode 9 $B/bfs grid 64 64 --gpu --granularity block
     check "racecheck block tree D=8"          120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block

@@ -29,8 +29,8 @@ pub enum Scheduler {
     /// touches (no fence, no device-scope atomic) and a public part it releases tasks into
     /// when thieves run short; joins whose children never left the warp complete with
     /// warp-local bookkeeping; slots come from a private free stack backed by one shared
-    /// arena ([`Config::gpu_pool_bytes`]). Block-level programs run on the shared-deque
-    /// block workers.
+    /// arena ([`Config::gpu_pool_bytes`]). Block-level workers use the same split deques,
+    /// joins (a block-scope RMW where a warp uses plain accesses) and pools (one per warp).
     #[default]
     WorkFirst,
     /// Per-warp deques whose every batch is published with a fence and device-scope RMWs, and
@@ -93,10 +93,13 @@ pub struct Config {
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
     /// (default 128).
     pub block_threads: u32,
-    /// GPU: task records per block-level worker. `None` (the default) takes as many as fit in
-    /// a quarter of the device's free memory, between 256 and 16384: a joining block-level
-    /// kind's record holds one frame per thread, so records can be large, while programs that
-    /// run thread-level tasks on block-level workers need many.
+    /// GPU, block-level workers: under the work-first scheduler, the entries of each block's
+    /// deque (`None`: 16384; records come from [`Config::gpu_pool_bytes`]); under
+    /// [`Scheduler::SharedDeque`] and [`Scheduler::GlobalQueue`], the task records of each
+    /// block's pool (`None` takes as many as fit in a quarter of the device's free memory,
+    /// between 256 and 16384: a joining block-level kind's record holds one frame per thread,
+    /// so records can be large, while programs that run thread-level tasks on block-level
+    /// workers need many).
     pub tasks_per_block: Option<u32>,
     /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]

@@ -452,6 +452,23 @@ impl Bench {
             }
             Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
         })?;
+        // The block-level workers before work first, beside the new ones.
+        let shared_config = Config {
+            scheduler: gtap::Scheduler::SharedDeque,
+            block_threads: self.block_threads.unwrap_or(TREE_BLOCK_THREADS),
+            ..Config::default()
+        };
+        let label = format!("gtap (gpu), block-level B={b}, shared deque (before)");
+        let block_shared = self.variant_row(&label, shared_config, |rt| {
+            let sdata = rt.upload(&values).map_err(err)?;
+            let r = rt
+                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, sdata.slice()))
+                .map_err(err)?;
+            if r.to_bits() != expected_block.to_bits() {
+                return Err(format!("shared-deque block tree checksum {r}"));
+            }
+            Ok(())
+        })?;
         let rayon = measure("rayon::join at every node", reps, || {
             Ok(
                 (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
@@ -469,11 +486,18 @@ impl Bench {
         })?;
         let t = |r: &Timing| r.kernel_median.unwrap_or(r.median);
         let ratio = t(&thread) / t(&block);
+        let shared_ratio = block_shared.as_ref().map(|s| t(s) / t(&block));
+        let mut rows = vec![thread, block];
+        rows.extend(block_shared);
+        rows.extend([rayon, seq]);
         print_table(
             &format!("binary tree thread vs block, depth {depth}, mem_ops {m}, compute_iters {c}"),
-            &[thread, block, rayon, seq],
+            &rows,
         );
         println!("  block-level {ratio:.2}x faster than thread-level");
+        if let Some(r) = shared_ratio {
+            println!("  block-level work first {r:.2}x faster than the shared deque");
+        }
         Ok(())
     }
 

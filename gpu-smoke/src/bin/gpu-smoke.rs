@@ -159,35 +159,35 @@ fn main() -> ExitCode {
             ),
         }
     }
-    let r = gpu(Config {
-        tasks_per_block: Some(4),
-        ..Config::default()
-    })
-    .map(|mut small| {
-        let r = small.run::<BlockFib, _>(bfib, (16,));
-        let after = small.run::<BlockFib, _>(bfib, (3,));
-        (r, after)
-    });
-    match r {
-        Ok((r, after)) => {
-            t.row(
-                "block: tiny pool -> PoolExhausted",
-                matches!(
-                    r,
-                    Err(Error::PoolExhausted {
-                        limit: "Config::tasks_per_block",
-                        ..
-                    })
-                ),
-                format!("{r:?}"),
-            );
-            t.row(
-                "  same runtime, next run",
-                matches!(after, Ok(2)),
-                format!("{after:?}"),
-            );
+    // A tiny pool on block-level workers under the shared deque (its per-block records). The
+    // work-first block-level workers allocate from the thread-level pools (`pool.rs`), whose
+    // tiny-memory check is below.
+    let block_tiny = [(
+        "block, shared deque: tiny pool -> PoolExhausted",
+        "Config::tasks_per_block",
+        Config {
+            scheduler: Scheduler::SharedDeque,
+            tasks_per_block: Some(4),
+            ..Config::default()
+        },
+    )];
+    for (label, knob, config) in block_tiny {
+        match gpu(config).map(|mut small| {
+            let r = small.run::<BlockFib, _>(bfib, (16,));
+            let after = small.run::<BlockFib, _>(bfib, (3,));
+            (r, after)
+        }) {
+            Ok((r, after)) => {
+                let ok = matches!(&r, Err(Error::PoolExhausted { limit, .. }) if *limit == knob);
+                t.row(label, ok, format!("{r:?}"));
+                t.row(
+                    "  same runtime, next run",
+                    matches!(after, Ok(2)),
+                    format!("{after:?}"),
+                );
+            }
+            Err(e) => t.row(label, false, e.to_string()),
         }
-        Err(e) => t.row("block: tiny pool -> PoolExhausted", false, e.to_string()),
     }
 
     // ---- the same programs under each thread-level scheduler: the same answers ----

@@ -13,8 +13,25 @@
 //!
 //! so a thread-level task can spawn a block-level one and join it, and the other way round.
 //! After a batch the newest block-level task (a resumed parent first), or else up to a batch of
-//! the newest thread-level tasks, is kept to run next without being published; everything
-//! else is published (stealable), and the next batch pops the newest (LIFO).
+//! the newest thread-level tasks, is kept to run next; the next batch pops the newest (LIFO).
+//!
+//! # Work first (the default; `SHARED` and `GLOBAL` select the ablations)
+//!
+//! The thread-level worker's protocol, with the block as the worker (see `deque.rs`,
+//! `join.rs`, `pool.rs` and `docs/gpu-runtime.md`, "Block-level workers, work first"):
+//!
+//! - **Split deques.** A batch's other new tasks stay in the block's private parts; thread 0
+//!   releases the oldest ones when fewer than `release_below` of a queue's are public: every
+//!   thread marks their ancestors and fences, then thread 0 adds to `count`.
+//! - **Joins.** An unmarked join's `pending` takes block-scope RMWs (all its children run on
+//!   this block; block barriers order the rest). A marked one takes the device-scope protocol:
+//!   every thread fences before the RMWs when any thread's join is shared (or its parent had
+//!   returned), and every thread fences after a last child's acquire.
+//! - **Pools.** Each warp of the block allocates from and frees to a pool of its own (the
+//!   thread-level pools: no knob, slots migrate with stolen tasks).
+//!
+//! The shared-deque ablation publishes every batch: a block barrier, a `fence.acq_rel.gpu` on
+//! every thread, then thread 0's relaxed add to `count`; its pools are per block.
 //!
 //! # Invariants
 //!
@@ -23,19 +40,19 @@
 //!   reaches its barriers uniformly (the macro checks it), and a refused spawn does not end
 //!   the body early (it hands out the worker's scratch slot and raises the `failed` word, so
 //!   the block drains after the step).
+//! - Every thread has read its batch entry before any thread spawns (a barrier): the block's
+//!   own entries sit at the tail the batch's spawns push to.
 //! - A joining block-level kind has one frame copy per thread (`block_frame_stride` bytes
 //!   each): on first entry threads `1..` copy the arguments from copy 0 before anyone runs.
 //!   Non-joining kinds share copy 0 (their frame is only read). Only thread 0 writes the
 //!   result.
-//! - The release side of a batch is a block barrier followed by a `fence.acq_rel.gpu` on every
-//!   thread, before thread 0 publishes with a relaxed add to `count` (as in `worker.rs`).
 
 use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    Header, Params, WarpStats, BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE, ERR_PROTOCOL,
-    ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
+    Header, Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE,
+    ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use super::worker::{Prof, Warp};
 use crate::arch::nvptx as a;
@@ -51,37 +68,45 @@ const MAX_IDLE_NS: u32 = 2048;
 /// Busy blocks look at the control words every this many batches.
 const STOP_CHECK_EVERY: u32 = 64;
 
-/// Shared words after the two queues' words (`smem_per_warp(2)` = 48 bytes), as `u32`
+/// Shared words after the two queues' words (`smem_per_warp(2)` = 64 bytes), as `u32`
 /// indices: what thread 0 broadcasts to the block for one batch, and the batch's counters.
 mod word {
     /// Entries taken for this batch (0: none, idle).
-    pub const GOT: usize = 12;
+    pub const GOT: usize = 16;
     /// Their queue (`Q_THREAD` or `Q_BLOCK`).
-    pub const QUEUE: usize = 13;
+    pub const QUEUE: usize = 17;
     /// Ring position of the first entry.
-    pub const BASE: usize = 14;
+    pub const BASE: usize = 18;
     /// The worker whose ring holds them.
-    pub const SRC: usize = 15;
+    pub const SRC: usize = 19;
     /// Where they came from: `FROM_OWN`, `FROM_VICTIM` (the victim's lock is held until the
     /// entries are read) or `FROM_GLOBAL` (a global queue).
-    pub const STOLEN: usize = 16;
+    pub const STOLEN: usize = 20;
     /// 1 when the run is over.
-    pub const STOP: usize = 17;
+    pub const STOP: usize = 21;
     /// Children spawned by the running block-level task, all threads together.
-    pub const SPAWNED: usize = 18;
+    pub const SPAWNED: usize = 22;
     /// 1 when a spawn of this batch was refused (an error is recorded), or when thread 0 saw
     /// the run end while the block was busy: the block leaves its loop.
-    pub const FAILED: usize = 19;
+    pub const FAILED: usize = 23;
     /// Tasks kept from the last batch to run next without publishing them (0: none).
-    pub const KEPT: usize = 20;
+    pub const KEPT: usize = 24;
     /// Their queue.
-    pub const KEPT_QUEUE: usize = 21;
+    pub const KEPT_QUEUE: usize = 25;
     /// Ring position of the first, in this worker's own ring of that queue.
-    pub const KEPT_BASE: usize = 22;
+    pub const KEPT_BASE: usize = 26;
     /// Global-queue kernel: the first position thread 0 reserved for the batch's push.
-    pub const GQ_BASE: usize = 23;
+    pub const GQ_BASE: usize = 27;
+    /// Work first: 1 when a thread's frees or joins of this batch share something
+    /// ([`Warp::block_shares`]), so every thread fences first.
+    pub const SHARES: usize = 28;
+    /// Work first: 1 when a thread completed a shared join, so every thread fences before
+    /// the parent runs.
+    pub const ACQUIRED: usize = 29;
+    /// Work first: private entries of queue 0 and 1 thread 0 releases after this batch.
+    pub const RELEASE: usize = 30;
     /// Words used.
-    pub const END: usize = 24;
+    pub const END: usize = 32;
 }
 /// [`word::STOLEN`]: the entries are in this worker's own ring.
 const FROM_OWN: u32 = 0;
@@ -94,11 +119,14 @@ const FROM_GLOBAL: u32 = 2;
 /// after the collective area, as the thread-level worker's lane 0 does.
 type BlockProf = Prof<true>;
 const _: () = assert!(word::END * 4 <= BLOCK_SMEM_SCHED_BYTES as usize);
+const _: () = assert!(word::GOT * 4 >= super::layout::smem_per_warp(2) as usize);
 
 /// What a thread's step sees of its batch.
 struct Batch {
     /// Running one block-level task (all threads) rather than thread-level tasks.
     block_mode: bool,
+    /// Work first: slots come from the thread's warp's pool (`pool.rs`), not the block's.
+    wf: bool,
     /// The worker's scratch slot (a refused spawn's frame).
     scratch: *mut u8,
 }
@@ -106,6 +134,8 @@ struct Batch {
 /// The [`Context`] one thread gives the step it runs.
 struct Ctx<'w, P> {
     w: &'w Warp,
+    /// This thread's warp's pool view (work first).
+    pool: &'w Warp,
     batch: &'w Batch,
     slot: u32,
     kind: u32,
@@ -168,7 +198,11 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
         // until the batch publishes it.
         unsafe {
-            let slot = w.alloc(kind);
+            let slot = if self.batch.wf {
+                self.pool.alloc_wf(kind)
+            } else {
+                w.alloc(kind)
+            };
             if slot == NONE {
                 return self.refused();
             }
@@ -249,7 +283,17 @@ fn set(w: &Warp, i: usize, v: u32) {
 ///
 /// Thread 0 of a block-level worker.
 #[inline(always)]
-unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(w: &Warp, rng: &mut u32, threads: u32) {
+unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
+    w: &Warp,
+    rng: &mut u32,
+    threads: u32,
+    wf: bool,
+) {
+    if wf {
+        // The last batch's flags, read by every thread before the barrier that ended it.
+        set(w, word::SHARES, 0);
+        set(w, word::ACQUIRED, 0);
+    }
     let kept = get(w, word::KEPT);
     if kept > 0 {
         if PROFILE {
@@ -285,7 +329,21 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(w: &Warp, rng: &mut u
     // SAFETY: thread 0 owns the worker's deque operations.
     unsafe {
         let (mut src, mut q, mut stolen) = (w.warp, Q_BLOCK, FROM_OWN);
-        let (mut base, mut got) = w.pop_own(Q_BLOCK, 1);
+        let (mut base, mut got) = (0, 0);
+        if wf {
+            // Work first: the private parts (no atomics), the block-level queue first.
+            (base, got) = w.pop_private(Q_BLOCK, 1);
+            if got == 0 {
+                q = Q_THREAD;
+                (base, got) = w.pop_private(Q_THREAD, threads);
+            }
+        }
+        if got == 0 {
+            // The public parts (both private parts are empty, so each queue's public
+            // entries end at its tail, as `pop_own` expects).
+            q = Q_BLOCK;
+            (base, got) = w.pop_own(Q_BLOCK, 1);
+        }
         if got == 0 {
             q = Q_THREAD;
             (base, got) = w.pop_own(Q_THREAD, threads);
@@ -404,9 +462,17 @@ unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
 /// scratch slot per block), a block size that is a multiple of 32,
 /// [`super::layout::BLOCK_SMEM_BYTES`] of dynamic shared memory, and every block resident.
 #[inline(always)]
-pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
+pub unsafe fn block_worker<
+    P: Program,
+    const PROFILE: bool,
+    const GLOBAL: bool,
+    const SHARED: bool,
+>(
     params: *const Params,
 ) {
+    // The work-first protocol (private deque parts, block-local joins) unless one of the
+    // ablations is asked for.
+    let wf = !SHARED && !GLOBAL;
     if !P::HAS_BLOCK {
         // Thread-level programs run on `thread_worker`; this entry is never launched for them.
         return;
@@ -422,12 +488,21 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
     super::set_params(params);
     let smem: *mut u32 = a::dynamic_smem().cast();
     let w = Warp::new(p, me, a::lane_id(), smem);
+    // Work first: each warp of the block allocates from and frees to a pool of its own (the
+    // thread-level worker's, see `pool.rs`), indexed as warp `me * warps + warp_in_block`.
+    let warps_per_block = threads / 32;
+    let pool_smem: *mut u32 = a::dynamic_smem()
+        .wrapping_add((BLOCK_SMEM_POOL + 16 * (t / 32)) as usize)
+        .cast();
+    let pool = Warp::new(p, me * warps_per_block + t / 32, a::lane_id(), pool_smem);
     let batch_block = Batch {
         block_mode: true,
+        wf,
         scratch: (p.scratch as *mut u8).wrapping_add(me as usize * p.slot_bytes as usize),
     };
     let batch_thread = Batch {
         block_mode: false,
+        wf,
         scratch: batch_block.scratch,
     };
     let frame_stride = p.block_frame_stride as usize;
@@ -444,6 +519,10 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
             // SAFETY: thread 0, once, profiled kernel.
             unsafe { BlockProf::init(&w, p, a::globaltimer()) };
         }
+    }
+    if wf && a::lane_id() == 0 {
+        // SAFETY: this warp's pool words; published to its lanes by the barrier below.
+        unsafe { pool.init_pool_wf() };
     }
     a::bar_sync();
 
@@ -463,7 +542,7 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
             root_now = true;
         } else if t == 0 {
             // SAFETY: thread 0 of this worker.
-            unsafe { acquire::<PROFILE, GLOBAL>(&w, &mut rng, threads) };
+            unsafe { acquire::<PROFILE, GLOBAL>(&w, &mut rng, threads, wf) };
         }
         a::bar_sync();
         let (got, q, base, src, stolen) = if root_now {
@@ -500,6 +579,13 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
             continue;
         }
         idle_ns = 0;
+        // Work first: the public counts, for the release decision after the bodies (loaded
+        // now so that their latency hides behind them).
+        let mut hints = [0u32; 2];
+        if wf && t == 0 {
+            // SAFETY: thread 0 owns the worker's deque operations.
+            hints = unsafe { [w.count_hint(Q_THREAD), w.count_hint(Q_BLOCK)] };
+        }
         if PROFILE && t == 0 {
             // SAFETY: thread 0 owns the block's profile record.
             unsafe {
@@ -553,6 +639,12 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
             // SAFETY: the claimed entries of that ring.
             task = unsafe { *w.ring(src, q).add(pos as usize) };
         }
+        if stolen == FROM_OWN && !root_now {
+            // Every thread has read its entry before any thread spawns: own entries sit at
+            // and above the tail, where this batch's spawns push (without this barrier a
+            // fast warp's child could overwrite the entry a slow warp has yet to read).
+            a::bar_sync();
+        }
         if stolen == FROM_VICTIM {
             // Every thread has read its entry: release the victim's steal end.
             a::bar_sync();
@@ -601,6 +693,7 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                 }
                 let mut ctx = Ctx::<'_, P> {
                     w: &w,
+                    pool: &pool,
                     batch: if block_mode {
                         &batch_block
                     } else {
@@ -634,6 +727,7 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                     match step {
                         Step::Done if spawned > 0 => {
                             // Detached children keep the record alive; the last completes it.
+                            // A new join: owned by this block until a child is released.
                             // Ordering: relaxed, scope .gpu; published with the children.
                             a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
                             (*h).flags = FLAG_DONE;
@@ -644,13 +738,28 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                             notify_parent = (*h).parent;
                         }
                         Step::Suspended => {
+                            // A new join (its mark, if any, belonged to the last one).
                             // Ordering: relaxed, scope .gpu; published with the children.
                             a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
+                            (*h).flags = 0;
                         }
                         Step::Aborted => {}
                     }
                 } else if !block_mode && step == Step::Done {
                     to_free = task;
+                }
+                if wf && (!block_mode || t == 0) {
+                    // Whether this batch shares something (for a block-level task that
+                    // returned, before thread 0 knows whether detached children keep it:
+                    // at worst a needless fence).
+                    let tell = if block_mode {
+                        P::JOINS && step == Step::Done
+                    } else {
+                        notify
+                    };
+                    if w.block_shares(tell, (*h).parent) {
+                        set(&w, word::SHARES, 1);
+                    }
                 }
             }
         }
@@ -687,8 +796,10 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                         notify_parent = (*h).parent;
                     }
                 } else if P::JOINS {
+                    // A new join (its mark, if any, belonged to the last one).
                     // Ordering: relaxed, scope .gpu; published with the children.
                     a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), all);
+                    (*h).flags = 0;
                 }
             }
             spawned = all;
@@ -696,22 +807,52 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
             spawned = 0;
             finished = 0;
         }
-        a::fence_acq_rel_gpu();
+        if !wf || get(&w, word::SHARES) != 0 {
+            // Release side of what the batch shares (every batch, for the ablation): the
+            // threads' results before the joins' device-scope RMWs, the slots' contents
+            // before they go back to other workers' pools.
+            a::fence_acq_rel_gpu();
+        }
         if any_aborted || get(&w, word::FAILED) != 0 {
             break;
         }
-        // SAFETY: finished tasks' slots and parents (see `worker.rs`).
-        unsafe { w.free_warp(to_free) };
-        // SAFETY: as above.
-        let reenqueued = P::JOINS && notify && unsafe { w.complete(notify_parent) };
+        if wf {
+            // Whoever finishes a task keeps its slot (see `pool.rs`): no fence.
+            // SAFETY: finished tasks' slots; every warp is converged here.
+            unsafe { pool.free_batch_wf(to_free) };
+        } else {
+            // SAFETY: finished tasks' slots, after the fence (see `worker.rs`).
+            unsafe { w.free_warp(to_free) };
+        }
+        let mut reenqueued = false;
+        if P::JOINS && notify {
+            if wf {
+                // SAFETY: the finished task's parent, after the fence when it is shared; this
+                // warp's pool after its frees (see `join.rs`).
+                let c = unsafe { w.complete_block_wf(&pool, notify_parent) };
+                reenqueued = c.resumed;
+                if c.acquired {
+                    set(&w, word::ACQUIRED, 1);
+                }
+            } else {
+                // SAFETY: as above.
+                reenqueued = unsafe { w.complete(notify_parent) };
+            }
+        }
         let resumed = if PROFILE {
             a::bar_red_popc(reenqueued)
         } else {
             u32::from(a::bar_red_or(reenqueued))
         };
-        if resumed != 0 {
-            // Re-enqueued parents' ring entries, before thread 0 publishes them.
+        if (!wf && resumed != 0) || (wf && get(&w, word::ACQUIRED) != 0) {
+            // The shared deque: re-enqueued parents' ring entries, before thread 0 publishes
+            // them. Work first: the acquire side of a shared join, on every thread that may
+            // run the parent.
             a::fence_acq_rel_gpu();
+        }
+        if wf && a::lane_id() == 0 {
+            // SAFETY: this warp's pool words, between its frees and the next bodies.
+            unsafe { pool.refill_wf() };
         }
 
         // ---- 3. Publish the new tasks, keeping the newest to run next. ----
@@ -774,6 +915,11 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                         a::st_relaxed_cta_u32(sq.add(3), publish);
                         continue;
                     }
+                    if wf {
+                        // Work first: the rest stays private until the policy releases it.
+                        w.add_private(q, publish);
+                        continue;
+                    }
                     if publish == 0 {
                         continue;
                     }
@@ -782,6 +928,12 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
                     a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.deque(me, q)).count), publish);
                     let est = a::ld_relaxed_cta_u32(sq.add(3));
                     a::st_relaxed_cta_u32(sq.add(3), est + publish);
+                }
+                if wf {
+                    for q in [Q_THREAD, Q_BLOCK] {
+                        let r = w.release_amount(q, q, hints[q as usize]);
+                        set(&w, word::RELEASE + q as usize, r);
+                    }
                 }
                 batches += 1;
                 // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
@@ -804,6 +956,31 @@ pub unsafe fn block_worker<P: Program, const PROFILE: bool, const GLOBAL: bool>(
         if GLOBAL {
             // SAFETY: thread 0 staged the batch's publication above.
             unsafe { push_global(&w, t, threads) };
+        }
+        if wf {
+            let release = [get(&w, word::RELEASE), get(&w, word::RELEASE + 1)];
+            if release != [0, 0] {
+                // SAFETY: thread 0 chose at most the private count of each queue; the
+                // private words are read here and written by thread 0 after the barrier.
+                unsafe {
+                    for q in [Q_THREAD, Q_BLOCK] {
+                        let r = release[q as usize];
+                        w.mark_released(q, w.oldest_private(q), r, t, threads);
+                    }
+                }
+                // Release side of the publication: every thread's marks, and the tasks'
+                // headers, frames and ring entries written by this block's earlier batches.
+                a::fence_acq_rel_gpu();
+                a::bar_sync();
+                if t == 0 {
+                    for q in [Q_THREAD, Q_BLOCK] {
+                        if release[q as usize] > 0 {
+                            // SAFETY: thread 0, after every thread's fence.
+                            unsafe { w.publish_released(q, release[q as usize]) };
+                        }
+                    }
+                }
+            }
         }
     }
 

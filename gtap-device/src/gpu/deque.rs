@@ -173,38 +173,75 @@ impl Warp {
     pub(crate) unsafe fn release(&self, q: u32, r: u32) {
         let mut first = 0;
         if self.lane == 0 {
-            // SAFETY: this warp's shared words.
-            // Ordering: relaxed, scope .cta; lane 0's own words.
-            unsafe {
-                first = a::ld_relaxed_cta_u32(self.sm_queue(q))
-                    .wrapping_sub(a::ld_relaxed_cta_u32(self.sm_private(q)));
-            }
+            // SAFETY: lane 0 owns the warp's deque words.
+            first = unsafe { self.oldest_private(q) };
         }
         first = a::shfl_sync_idx_b32(FULL, first, 0);
-        let mut i = self.lane;
-        while i < r {
-            let pos = first.wrapping_add(i) & (self.queue_cap - 1);
-            // SAFETY: a private entry of this warp's ring; its ancestors are suspended.
-            unsafe { self.mark_shared(self.ring(self.warp, q).add(pos as usize).read()) };
-            i += 32;
-        }
+        // SAFETY: the oldest `r` private entries, as the caller promises.
+        unsafe { self.mark_released(q, first, r, self.lane, 32) };
         // Release side of the publication: every lane's marks, and the tasks' headers, frames
         // and ring entries written by this warp's earlier batches.
         a::fence_acq_rel_gpu();
         a::bar_warp_sync(FULL);
         if self.lane == 0 {
-            // SAFETY: this warp's shared words and deque header.
-            unsafe {
-                let pr = self.sm_private(q);
-                // Ordering: relaxed, scope .cta; lane 0's own words.
-                a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) - r);
-                // Ordering: relaxed, scope .gpu, after the fence above (a release pattern):
-                // a thief whose CAS on `count` claims these entries and then fences sees
-                // everything written before the fence.
-                a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.deque(self.warp, q)).count), r);
-                let sq = self.sm_queue(q);
-                a::st_relaxed_cta_u32(sq.add(3), a::ld_relaxed_cta_u32(sq.add(3)) + r);
-            }
+            // SAFETY: lane 0, after every lane's fence.
+            unsafe { self.publish_released(q, r) };
+        }
+    }
+
+    /// The owner's deque thread: the ring position of queue `q`'s oldest private entry.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0 (thread 0 of a block-level worker).
+    #[inline(always)]
+    pub(crate) unsafe fn oldest_private(&self, q: u32) -> u32 {
+        // SAFETY: this worker's shared words.
+        // Ordering: relaxed, scope .cta; the deque thread's own words.
+        unsafe {
+            a::ld_relaxed_cta_u32(self.sm_queue(q))
+                .wrapping_sub(a::ld_relaxed_cta_u32(self.sm_private(q)))
+        }
+    }
+
+    /// Thread `rank` of `size` (a warp's lanes, or a block's threads): marks the ancestors of
+    /// its share of the `r` entries from ring position `first` of queue `q` (see
+    /// [`Warp::mark_shared`]). The caller fences on every thread before
+    /// [`Warp::publish_released`].
+    ///
+    /// # Safety
+    ///
+    /// `[first, first + r)` are private entries of this worker's queue `q`.
+    #[inline(always)]
+    pub(crate) unsafe fn mark_released(&self, q: u32, first: u32, r: u32, rank: u32, size: u32) {
+        let mut i = rank;
+        while i < r {
+            let pos = first.wrapping_add(i) & (self.queue_cap - 1);
+            // SAFETY: a private entry of this worker's ring; its ancestors are suspended.
+            unsafe { self.mark_shared(self.ring(self.warp, q).add(pos as usize).read()) };
+            i += size;
+        }
+    }
+
+    /// The owner's deque thread, after every thread of the worker marked and fenced: the
+    /// oldest `r` private entries of queue `q` become public.
+    ///
+    /// # Safety
+    ///
+    /// Lane 0 (thread 0 of a block-level worker); `r` is at most the private count.
+    #[inline(always)]
+    pub(crate) unsafe fn publish_released(&self, q: u32, r: u32) {
+        // SAFETY: this worker's shared words and deque header.
+        unsafe {
+            let pr = self.sm_private(q);
+            // Ordering: relaxed, scope .cta; the deque thread's own words.
+            a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) - r);
+            // Ordering: relaxed, scope .gpu, after every thread's fence.acq_rel.gpu (a release
+            // pattern): a thief whose CAS on `count` claims these entries and then fences sees
+            // everything written before the fences.
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.deque(self.warp, q)).count), r);
+            let sq = self.sm_queue(q);
+            a::st_relaxed_cta_u32(sq.add(3), a::ld_relaxed_cta_u32(sq.add(3)) + r);
         }
     }
 

@@ -162,6 +162,100 @@ impl Warp {
     }
 }
 
+impl Warp {
+    /// One thread of a block-level worker (work first), before the batch's frees: whether
+    /// what it is about to do shares something, so that every thread of the block must fence
+    /// first: it tells a parent whose join is shared, or whose body had returned (the chain
+    /// may reach a shared grandparent).
+    ///
+    /// # Safety
+    ///
+    /// `parent` is the finished task's parent when `notify`.
+    #[inline(always)]
+    pub(crate) unsafe fn block_shares(&self, notify: bool, parent: u32) -> bool {
+        // SAFETY: a suspended task's header, as the caller promises.
+        notify
+            && parent != NONE
+            && unsafe { (*self.header(parent)).flags } & (FLAG_SHARED | FLAG_DONE) != 0
+    }
+
+    /// One thread of a block-level worker (work first), after the batch's frees: its finished
+    /// task's `parent` lost a child. Repeats upwards while a parent whose body had returned
+    /// loses its last child.
+    ///
+    /// - An owner-only join (not marked) takes a block-scope RMW on `pending`: every child of
+    ///   it ran on this block, the threads of one batch update it at once (hence an atomic),
+    ///   and the block barriers between batches order everything else (the children's
+    ///   results, the parent's header) for the thread that resumes it.
+    /// - A shared join takes the warp path's device-scope protocol: the block fenced before
+    ///   (the caller's [`Warp::block_shares`]), the RMW, and the last child's acquire fence,
+    ///   reported in [`BlockCompletion::acquired`] so that every thread fences before the
+    ///   parent runs.
+    ///
+    /// A parent freed on the way goes to `pool`, this thread's warp's pool (see `pool.rs`).
+    ///
+    /// # Safety
+    ///
+    /// `parent` is the finished task's parent; every thread of the block fenced when any
+    /// thread's [`Warp::block_shares`] was true; `pool` is this thread's warp's view, after its
+    /// [`Warp::free_batch_wf`] of this batch.
+    pub(crate) unsafe fn complete_block_wf(&self, pool: &Warp, parent: u32) -> BlockCompletion {
+        let mut out = BlockCompletion::default();
+        let mut parent = parent;
+        // SAFETY (whole body): parents outlive their children by the pending counter.
+        unsafe {
+            loop {
+                if parent == NONE {
+                    // The root, with its whole subtree, is done: the run is over.
+                    // Ordering: release, scope .gpu; the root's result is written before.
+                    a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+                    return out;
+                }
+                let ph = self.header(parent);
+                let shared = self.is_shared(parent);
+                let old = if shared {
+                    // Ordering: relaxed, scope .gpu, after the block's fence.acq_rel.gpu (a
+                    // release pattern); the RMWs on `pending` form a release sequence.
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX)
+                } else {
+                    // Ordering: relaxed, scope .cta; every updater is a thread of this block,
+                    // and block barriers order the rest (see above).
+                    a::atom_relaxed_cta_add_u32(addr_of_mut!((*ph).pending), u32::MAX)
+                };
+                if old != 1 {
+                    return out;
+                }
+                if shared {
+                    // Acquire side: the other children's results, and the parent's header as
+                    // its owner left it.
+                    a::fence_acq_rel_gpu();
+                    out.acquired = true;
+                }
+                if (*ph).flags & FLAG_DONE != 0 {
+                    // Its body had returned: it is complete now too (the block fenced before
+                    // this chain began: `block_shares` saw the flag).
+                    let grand = (*ph).parent;
+                    pool.free_one_wf(parent);
+                    parent = grand;
+                    continue;
+                }
+                let _ = self.reserve((*ph).queue, parent, (*ph).kind);
+                out.resumed = true;
+                return out;
+            }
+        }
+    }
+}
+
+/// What one thread's [`Warp::complete_block_wf`] did.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BlockCompletion {
+    /// A parent was re-enqueued on this worker.
+    pub(crate) resumed: bool,
+    /// A shared join completed on this thread, which fenced after its last decrement.
+    pub(crate) acquired: bool,
+}
+
 /// What one leader's update of a join did.
 struct Completion {
     /// The parent to tell next (its child completed), or `NONE - 1`.

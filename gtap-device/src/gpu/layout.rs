@@ -36,14 +36,20 @@ pub const fn smem_per_warp(queues: u32) -> u32 {
 
 /// Block-level workers' shared memory: scheduler words first, then the collective area that
 /// [`crate::block`]'s reductions and broadcasts use.
-pub const BLOCK_SMEM_SCHED_BYTES: u32 = 96;
+pub const BLOCK_SMEM_SCHED_BYTES: u32 = 128;
 /// Offset of the collective area in a block-level worker's shared memory.
 pub const BLOCK_SMEM_COLLECTIVE: u32 = BLOCK_SMEM_SCHED_BYTES;
 /// Size of the collective area: one `u64` per warp of a 1024-thread block, or one broadcast
 /// value.
 pub const BLOCK_SMEM_COLLECTIVE_BYTES: u32 = 256;
+/// Offset of the work-first pools' words in a block-level worker's shared memory: 16 bytes
+/// per warp of the block (each warp of a block-level worker allocates and frees on its own
+/// pool, as a thread-level warp does; see `pool.rs`).
+pub const BLOCK_SMEM_POOL: u32 = BLOCK_SMEM_COLLECTIVE + BLOCK_SMEM_COLLECTIVE_BYTES;
+/// Size of the pools' words: 16 bytes for each of up to 32 warps.
+pub const BLOCK_SMEM_POOL_BYTES: u32 = 16 * 32;
 /// Dynamic shared memory of a block-level worker.
-pub const BLOCK_SMEM_BYTES: u32 = BLOCK_SMEM_COLLECTIVE + BLOCK_SMEM_COLLECTIVE_BYTES;
+pub const BLOCK_SMEM_BYTES: u32 = BLOCK_SMEM_POOL + BLOCK_SMEM_POOL_BYTES;
 
 /// Extra shared memory per warp of the profiled kernel: the record being filled (a
 /// [`BatchRecord`], 56 bytes) and the region's base and capacity, so that lane 0 keeps none of

@@ -100,7 +100,8 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
 /// [`layout::Params`]: the thread-level `gtap_thread_worker_<Program>`, and the block-level
 /// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
 /// (each compiles to an empty kernel for the other kind of program), each also as
-/// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation).
+/// `..._profiled_<Program>` (the profiler), `..._gq_<Program>` (the global-queue ablation),
+/// `..._shared_<Program>` and `..._shared_profiled_<Program>` (the shared-deque ablation).
 /// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
@@ -109,68 +110,34 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
 macro_rules! kernel {
     ($program:ident) => {
         const _: () = {
-            #[export_name = concat!("gtap_thread_worker_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params.
-                unsafe { $crate::gpu::thread_worker::<$program, false, false, false>(params) }
-            }
-            #[export_name = concat!("gtap_thread_worker_profiled_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_profiled(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params and profile
-                // regions.
-                unsafe { $crate::gpu::thread_worker::<$program, true, false, false>(params) }
-            }
-            #[export_name = concat!("gtap_thread_worker_gq_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_gq(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params and global
-                // queues.
-                unsafe { $crate::gpu::thread_worker::<$program, false, true, false>(params) }
-            }
-            #[export_name = concat!("gtap_thread_worker_shared_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_shared(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params (the
-                // shared-deque ablation's pools).
-                unsafe { $crate::gpu::thread_worker::<$program, false, false, true>(params) }
-            }
-            #[export_name = concat!("gtap_thread_worker_shared_profiled_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_thread_worker_shared_profiled(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params (the
-                // shared-deque ablation's pools) and profile regions.
-                unsafe { $crate::gpu::thread_worker::<$program, true, false, true>(params) }
-            }
-            #[export_name = concat!("gtap_block_worker_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_block_worker(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params for block-level
-                // workers.
-                unsafe { $crate::gpu::block_worker::<$program, false, false>(params) }
-            }
-            #[export_name = concat!("gtap_block_worker_profiled_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_block_worker_profiled(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params for block-level
-                // workers and profile regions.
-                unsafe { $crate::gpu::block_worker::<$program, true, false>(params) }
-            }
-            #[export_name = concat!("gtap_block_worker_gq_", stringify!($program))]
-            pub unsafe extern "ptx-kernel" fn __gtap_block_worker_gq(
-                params: *const $crate::gpu::layout::Params,
-            ) {
-                // SAFETY: launched by the gtap host runtime with valid params for block-level
-                // workers and global queues.
-                unsafe { $crate::gpu::block_worker::<$program, false, true>(params) }
+            $crate::__gtap_entries!($program, thread_worker, "gtap_thread_worker");
+            $crate::__gtap_entries!($program, block_worker, "gtap_block_worker");
+        };
+    };
+}
+
+/// [`kernel!`]'s five instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`).
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __gtap_entries {
+    ($program:ident, $worker:ident, $prefix:literal) => {
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false);
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_profiled_", true, false, false);
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_gq_", false, true, false);
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_shared_", false, false, true);
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true
+        );
+    };
+    (@one $program:ident, $worker:ident, $prefix:literal, $variant:literal,
+     $profile:literal, $global:literal, $shared:literal) => {
+        const _: () = {
+            #[export_name = concat!($prefix, $variant, stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn entry(params: *const $crate::gpu::layout::Params) {
+                // SAFETY: launched by the gtap host runtime with params whose regions match
+                // this variant (its pools, global queues or profile regions).
+                unsafe { $crate::gpu::$worker::<$program, $profile, $global, $shared>(params) }
             }
         };
     };

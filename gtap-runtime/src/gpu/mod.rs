@@ -130,25 +130,56 @@ impl Variant {
         matches!(self, Self::Profiled | Self::SharedProfiled)
     }
 
-    /// The entry's name prefix: `gtap_thread_worker{,_profiled,_gq,_shared,_shared_profiled}_`
-    /// or `gtap_block_worker{,_profiled,_gq}_` (block-level workers have one work-stealing
-    /// protocol, the shared deque).
+    /// The entry's name prefix: `gtap_{thread,block}_worker{,_profiled,_gq,_shared,
+    /// _shared_profiled}_`.
     fn prefix(self, block_level: bool) -> String {
         let level = if block_level { "block" } else { "thread" };
-        let suffix = match (self, block_level) {
-            (Self::Plain, _) | (Self::Shared, true) => "",
-            (Self::Profiled, _) | (Self::SharedProfiled, true) => "_profiled",
-            (Self::GlobalQueue, _) => "_gq",
-            (Self::Shared, false) => "_shared",
-            (Self::SharedProfiled, false) => "_shared_profiled",
+        let suffix = match self {
+            Self::Plain => "",
+            Self::Profiled => "_profiled",
+            Self::GlobalQueue => "_gq",
+            Self::Shared => "_shared",
+            Self::SharedProfiled => "_shared_profiled",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
 }
 
 /// Device regions of one pool shape (see `layout.rs`).
+/// The shape of the pools a run needs.
+#[derive(Clone, Copy)]
+struct PoolShape {
+    /// Workers: warps, or blocks for block-level programs (a deque each).
+    workers: u32,
+    /// Pools: one per worker, or (work first) one per warp, block-level workers' warps
+    /// included.
+    pool_warps: u32,
+    /// Task records per pool (work first: the initial fresh range of each).
+    n: u32,
+    queues: u32,
+    /// Entries of each deque (rounded up to a power of two, at least 64).
+    queue_entries: u32,
+    wf: bool,
+}
+
+impl PoolShape {
+    /// The shared-deque and global-queue pools: `n` records per worker.
+    fn per_worker(workers: u32, n: u32, queues: u32, queue_entries: u32) -> Self {
+        Self {
+            workers,
+            pool_warps: workers,
+            n,
+            queues,
+            queue_entries,
+            wf: false,
+        }
+    }
+}
+
 struct Pools {
     warps: u32,
+    /// Pools (see [`PoolShape::pool_warps`]).
+    pool_warps: u32,
     slot_bytes: u32,
     queues: u32,
     n: u32,
@@ -388,7 +419,31 @@ impl Inner {
 
     /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
     /// the shape is the same.
-    fn pools(&mut self, warps: u32, stride: usize, n: u32, queues: u32, wf: bool) -> Result<()> {
+    /// Work first: the bytes of task records all pools together may hold
+    /// ([`Config::gpu_pool_bytes`], or a quarter of the free device memory up to 8 GiB).
+    fn wf_pool_bytes(&self) -> Result<usize> {
+        Ok(match self.config.gpu_pool_bytes {
+            Some(b) => b,
+            None => {
+                let (mut free, mut total) = (0usize, 0usize);
+                // SAFETY: out-pointers; the context is bound by the caller.
+                check("cuMemGetInfo", unsafe {
+                    sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
+                })?;
+                (free / 4).min(WF_DEFAULT_POOL_CAP)
+            }
+        })
+    }
+
+    fn pools(&mut self, stride: usize, shape: PoolShape) -> Result<()> {
+        let PoolShape {
+            workers: warps,
+            pool_warps,
+            n,
+            queues,
+            queue_entries,
+            wf,
+        } = shape;
         let slot_bytes = u32::try_from(stride.next_multiple_of(16))
             .ok()
             .and_then(|s| s.checked_add(HEADER_BYTES))
@@ -400,6 +455,8 @@ impl Inner {
         let global = self.config.scheduler == Scheduler::GlobalQueue;
         if let Some(p) = &self.pools {
             if p.warps == warps
+                && p.pool_warps == pool_warps
+                && p.queue_cap == queue_entries.next_power_of_two().max(64)
                 && p.slot_bytes == slot_bytes
                 && p.queues == queues
                 && p.n == n
@@ -413,32 +470,19 @@ impl Inner {
             free_pools(&old);
         }
         let ring_cap = n.next_power_of_two();
-        let queue_cap = if wf {
-            self.config.tasks_per_warp.next_power_of_two().max(64)
-        } else {
-            n.next_power_of_two().max(64)
-        };
+        let queue_cap = queue_entries.next_power_of_two().max(64);
         // Work-first: every slot the memory budget holds (the initial ones, the root's, the
         // arena).
         let total_slots = if wf {
-            let budget = match self.config.gpu_pool_bytes {
-                Some(b) => b,
-                None => {
-                    let (mut free, mut total) = (0usize, 0usize);
-                    // SAFETY: out-pointers; the context is bound by the caller.
-                    check("cuMemGetInfo", unsafe {
-                        sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
-                    })?;
-                    (free / 4).min(WF_DEFAULT_POOL_CAP)
-                }
-            };
+            let budget = self.wf_pool_bytes()?;
             let slots = (budget / slot_bytes as usize).min(1 << 31);
-            let needed = warps as usize * n as usize + 1 + 64 * warps as usize;
+            let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
                 return Err(Error::InvalidConfig {
                     field: "gpu_pool_bytes",
                     value: format!("{budget} bytes ({slots} task records of {slot_bytes} bytes)"),
-                    expected: "room for at least 320 task records per warp (raise it)",
+                    expected:
+                        "room for every warp's initial task records and 64 more per warp (raise it)",
                 });
             }
             slots as u32
@@ -452,6 +496,7 @@ impl Inner {
         let w = warps as usize;
         let mut p = Pools {
             warps,
+            pool_warps,
             slot_bytes,
             queues,
             n,
@@ -489,8 +534,9 @@ impl Inner {
             p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
             if wf {
                 p.spill_cap = total_slots.next_power_of_two();
-                p.free_stacks = dev_alloc(w * WF_STACK_CAP as usize * 4)?;
-                p.lane_frees = dev_alloc(w * 32 * LANE_FREE_CAP as usize * 4)?;
+                let pw = pool_warps as usize;
+                p.free_stacks = dev_alloc(pw * WF_STACK_CAP as usize * 4)?;
+                p.lane_frees = dev_alloc(pw * 32 * LANE_FREE_CAP as usize * 4)?;
                 p.spill = dev_alloc(size_of::<SpillHeader>())?;
                 p.spill_ring = dev_alloc(p.spill_cap as usize * 4)?;
                 // Zeroed once; takers zero what they take, the host what a run left.
@@ -540,40 +586,76 @@ impl Inner {
         }
         let k = self.kernel::<P>()?;
         let warps = k.grid * k.workers_per_block;
-        // Work-first pools for thread-level programs under the default scheduler.
-        let wf = !P::HAS_BLOCK && self.config.scheduler == Scheduler::WorkFirst;
-        let (stride, block_frame_stride, n, queues) = if P::HAS_BLOCK {
+        // Work-first pools (one per warp, block-level workers' warps included) under the
+        // default scheduler.
+        let wf = self.config.scheduler == Scheduler::WorkFirst;
+        let (stride, block_frame_stride, shape) = if P::HAS_BLOCK {
             let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
             let frames = shared.max(per_thread * k.block as usize);
-            let n = match self.config.tasks_per_block {
-                Some(n) => n,
-                // The pools of the last run when their shape fits (the free memory the
-                // sizing sees does not count them).
-                None => match &self.pools {
-                    Some(p)
-                        if p.warps == warps
-                            && p.queues == 2
-                            && p.slot_bytes as usize
-                                == HEADER_BYTES as usize + frames.next_multiple_of(16) =>
-                    {
-                        p.n
-                    }
-                    _ => auto_tasks_per_block(warps, frames)?,
-                },
-            };
-            (frames, per_thread, n, 2)
+            if wf {
+                // Each warp of a block has a pool; each block a deque of `tasks_per_block`
+                // entries (16384 by default).
+                let entries = self.config.tasks_per_block.unwrap_or(16384);
+                let pool_warps = warps * (k.block / 32);
+                // A joining block-level kind's record holds a frame per thread: the fresh
+                // range each warp starts with takes at most half of the task memory (from
+                // WF_INITIAL_SLOTS down to 16 records).
+                let slot_bytes = HEADER_BYTES as usize + frames.next_multiple_of(16);
+                let slots = self.wf_pool_bytes()? / slot_bytes;
+                let n = (slots / (2 * pool_warps as usize)).clamp(16, WF_INITIAL_SLOTS as usize);
+                let shape = PoolShape {
+                    workers: warps,
+                    pool_warps,
+                    n: n as u32,
+                    queues: 2,
+                    queue_entries: entries,
+                    wf,
+                };
+                (frames, per_thread, shape)
+            } else {
+                let n = match self.config.tasks_per_block {
+                    Some(n) => n,
+                    // The pools of the last run when their shape fits (the free memory the
+                    // sizing sees does not count them).
+                    None => match &self.pools {
+                        Some(p)
+                            if p.warps == warps
+                                && p.queues == 2
+                                && p.slot_bytes as usize
+                                    == HEADER_BYTES as usize + frames.next_multiple_of(16) =>
+                        {
+                            p.n
+                        }
+                        _ => auto_tasks_per_block(warps, frames)?,
+                    },
+                };
+                (frames, per_thread, PoolShape::per_worker(warps, n, 2, n))
+            }
         } else if wf {
-            (stride, 0, WF_INITIAL_SLOTS, self.config.queues)
+            let shape = PoolShape {
+                workers: warps,
+                pool_warps: warps,
+                n: WF_INITIAL_SLOTS,
+                queues: self.config.queues,
+                queue_entries: self.config.tasks_per_warp,
+                wf,
+            };
+            (stride, 0, shape)
         } else {
-            (stride, 0, self.config.tasks_per_warp, self.config.queues)
+            let n = self.config.tasks_per_warp;
+            (
+                stride,
+                0,
+                PoolShape::per_worker(warps, n, self.config.queues, n),
+            )
         };
-        self.pools(warps, stride, n, queues, wf)?;
+        self.pools(stride, shape)?;
         let pools = self.pools.as_ref().ok_or(Error::Protocol {
             task: T::NAME,
             detail: "no pools",
         })?;
         let w = warps as usize;
-        let root_slot = warps * pools.n;
+        let root_slot = pools.pool_warps * pools.n;
         let stats_dev = pools.stats;
         let profile = ProfileRegion::new(w, self.config.profile_records)?;
         let params = Params {
@@ -609,7 +691,7 @@ impl Inner {
             stack_cap: WF_STACK_CAP,
             spill_cap: pools.spill_cap,
             total_slots: pools.total_slots,
-            chunk: WF_INITIAL_SLOTS,
+            chunk: pools.n,
             release_below: self.config.release_below,
             release_shift: self.config.release_shift,
             inline_steps: self.config.inline_steps,
