@@ -214,6 +214,11 @@ struct Pools {
 
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
 const WF_INITIAL_SLOTS: u32 = 256;
+/// Work first, block-level workers: the default entries of each block's deques (the shared
+/// deque's largest pool). A block's private part grows along its depth-first walk: a BFS of a
+/// 2048 x 2048 grid on blocks of 128 threads overflows even 65536 (`QueueOverflow`), see
+/// `docs/benchmarks.md`.
+const WF_BLOCK_QUEUE_ENTRIES: u32 = 16384;
 /// Work-first pools: the capacity of a warp's private free stack.
 const WF_STACK_CAP: u32 = 4096;
 // The lanes' surplus of one batch fits in half a stack (`pool.rs`, `drain_lane_frees`).
@@ -593,9 +598,12 @@ impl Inner {
             let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
             let frames = shared.max(per_thread * k.block as usize);
             if wf {
-                // Each warp of a block has a pool; each block a deque of `tasks_per_block`
-                // entries (16384 by default).
-                let entries = self.config.tasks_per_block.unwrap_or(16384);
+                // Each warp of a block has a pool; each block deques of `tasks_per_block`
+                // entries (`WF_BLOCK_QUEUE_ENTRIES` by default).
+                let entries = self
+                    .config
+                    .tasks_per_block
+                    .unwrap_or(WF_BLOCK_QUEUE_ENTRIES);
                 let pool_warps = warps * (k.block / 32);
                 // A joining block-level kind's record holds a frame per thread: the fresh
                 // range each warp starts with takes at most half of the task memory (from
