@@ -50,6 +50,9 @@ pub struct Opts {
     pub tasks_per_warp: Option<u32>,
     /// See `grid`.
     pub max_registers: Option<u32>,
+    /// `--tasks-per-block N`: `Config::tasks_per_block` (the block deques' entries under
+    /// work first); `None` keeps the default.
+    pub tasks_per_block: Option<u32>,
     /// `--granularity thread|block|mixed` (default thread); each program says which it has.
     pub granularity: Granularity,
     /// `--block-threads N`: threads per block of the block-level workers
@@ -92,6 +95,7 @@ impl Opts {
             block: None,
             tasks_per_warp: None,
             max_registers: None,
+            tasks_per_block: None,
             granularity: Granularity::Thread,
             block_threads: None,
             scheduler: Scheduler::WorkFirst,
@@ -132,6 +136,10 @@ impl Opts {
                     opts.tasks_per_warp =
                         Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
                 }
+                "--tasks-per-block" => {
+                    opts.tasks_per_block =
+                        Some(parse_or_exit(args.next(), "--tasks-per-block", usage));
+                }
                 "--scheduler" => {
                     opts.scheduler = match args.next().as_deref() {
                         Some("wf") => Scheduler::WorkFirst,
@@ -170,7 +178,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --max-registers N\n                  GPU launch shape and pool size (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -237,6 +245,7 @@ impl Opts {
         config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);
+        config.tasks_per_block = self.tasks_per_block.or(config.tasks_per_block);
         config.scheduler = self.scheduler;
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);

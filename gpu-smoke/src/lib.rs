@@ -422,10 +422,22 @@ pub fn mixed_root_ref(n: u32, base: u64, threads: u64) -> u64 {
     fib(n) * 1_000_003 + squares
 }
 
+/// A thread-level fib tree per thread, spawned by one block-level task: a deep thread-level
+/// private part on a block-level worker (the overflow queues' block check). Returns
+/// `threads * fib(n)`.
+#[gtap::function(block)]
+pub fn bfibs(n: u32) -> u64 {
+    let r = task!(fib(n));
+    taskwait!();
+    gtap::block::sum_u64(r)
+}
+
 gtap::program!(pub BlockFib = [bfib]);
+gtap::program!(pub BlockFibs = [bfibs, fib]);
 gtap::program!(pub BlockMixed = [mixed_root, bfib, bsquares, square]);
 
 gtap::kernel!(BlockFib);
+gtap::kernel!(BlockFibs);
 gtap::kernel!(BlockMixed);
 gtap::kernel!(Fib);
 gtap::kernel!(NQueens);

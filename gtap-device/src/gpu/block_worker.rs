@@ -50,10 +50,12 @@
 use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
+use super::global_queue::GlobalQueues;
 use super::layout::{
     Header, Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE,
     ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
 };
+use super::overflow::{OVERFLOW_IDLE_NS, SPILL};
 use super::worker::{Prof, Warp};
 use crate::arch::nvptx as a;
 use crate::task::{Context, KindId, Program, Step};
@@ -103,7 +105,8 @@ mod word {
     /// Work first: 1 when a thread completed a shared join, so every thread fences before
     /// the parent runs.
     pub const ACQUIRED: usize = 29;
-    /// Work first: private entries of queue 0 and 1 thread 0 releases after this batch.
+    /// Work first: private entries of queue 0 and 1 thread 0 releases after this batch (with
+    /// `overflow::SPILL`: spills).
     pub const RELEASE: usize = 30;
     /// Words used.
     pub const END: usize = 32;
@@ -277,7 +280,8 @@ fn set(w: &Warp, i: usize, v: u32) {
     unsafe { a::st_relaxed_cta_u32(w.smem.add(i), v) }
 }
 
-/// Thread 0: finds work for the next batch and broadcasts it through the shared words.
+/// Thread 0: finds work for the next batch and broadcasts it through the shared words;
+/// `idle_ns` is the block's back-off after its last empty rounds.
 ///
 /// # Safety
 ///
@@ -288,6 +292,7 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
     rng: &mut u32,
     threads: u32,
     wf: bool,
+    idle_ns: u32,
 ) {
     if wf {
         // The last batch's flags, read by every thread before the barrier that ended it.
@@ -311,12 +316,13 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
         return;
     }
     if GLOBAL {
-        // SAFETY: thread 0 of the worker.
-        let (mut q, (mut base, mut got)) = (Q_BLOCK, unsafe { w.gq_pop(Q_BLOCK, 1) });
+        let gq = GlobalQueues::of_run();
+        // SAFETY: thread 0 of the worker; both queues exist.
+        let (mut q, (mut base, mut got)) = (Q_BLOCK, unsafe { gq.pop(Q_BLOCK, 1) });
         if got == 0 {
             q = Q_THREAD;
             // SAFETY: as above.
-            (base, got) = unsafe { w.gq_pop(Q_THREAD, threads) };
+            (base, got) = unsafe { gq.pop(Q_THREAD, threads) };
         }
         set(w, word::GOT, got);
         set(w, word::QUEUE, q);
@@ -353,7 +359,9 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
                 // SAFETY: thread 0 owns the block's profile record.
                 (*BlockProf::rec(w)).steal_attempts += 1;
             }
-            let (v, sq, head, sg) = w.steal(rng, Q_BLOCK);
+            // Work first, idle for a few rounds: refills from the overflow queues when no
+            // victim had work (`overflow.rs`).
+            let (v, sq, head, sg) = w.steal(rng, Q_BLOCK, wf && idle_ns >= OVERFLOW_IDLE_NS);
             if sg > 0 {
                 (src, q, base, got, stolen) = (v, sq, head, sg, FROM_VICTIM);
             }
@@ -413,6 +421,7 @@ unsafe fn copy_frame(src: *const u8, dst: *mut u8, bytes: usize) {
 /// their count (written by thread 0 before the last block barrier).
 #[inline(always)]
 unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
+    let gq = GlobalQueues::of_run();
     for q in [Q_THREAD, Q_BLOCK] {
         let sq = w.sm_queue(q);
         // SAFETY (whole body): this block's shared words, its own ring's staged entries and a
@@ -425,7 +434,7 @@ unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
             }
             let first = a::ld_relaxed_cta_u32(sq);
             if t == 0 {
-                set(w, word::GQ_BASE, w.gq_reserve(q, n));
+                set(w, word::GQ_BASE, gq.reserve(q, n, w.warp, 0));
             }
             a::bar_sync();
             let base = get(w, word::GQ_BASE);
@@ -435,7 +444,7 @@ unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
                     let slot = *w
                         .ring(w.warp, q)
                         .add((first.wrapping_add(i) & (w.queue_cap - 1)) as usize);
-                    w.gq_write(q, base.wrapping_add(i), slot);
+                    gq.write(q, base.wrapping_add(i), slot);
                     i += threads;
                 }
             }
@@ -445,7 +454,7 @@ unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
             if t == 0 {
                 a::st_relaxed_cta_u32(sq.add(3), 0);
                 if base != NONE {
-                    w.gq_commit(q, base, n);
+                    gq.commit(q, base, n);
                 }
             }
         }
@@ -542,7 +551,7 @@ pub unsafe fn block_worker<
             root_now = true;
         } else if t == 0 {
             // SAFETY: thread 0 of this worker.
-            unsafe { acquire::<PROFILE, GLOBAL>(&w, &mut rng, threads, wf) };
+            unsafe { acquire::<PROFILE, GLOBAL>(&w, &mut rng, threads, wf, idle_ns) };
         }
         a::bar_sync();
         let (got, q, base, src, stolen) = if root_now {
@@ -609,11 +618,11 @@ pub unsafe fn block_worker<
             // One block-level task (popped alone), or one thread-level task per thread.
             if t == 0 && block_mode {
                 // SAFETY: a claimed position of global queue q.
-                let s = unsafe { w.gq_take(q, base) };
+                let s = unsafe { GlobalQueues::of_run().take(q, base) };
                 set(&w, word::GQ_BASE, s);
             } else if !block_mode && t < got {
                 // SAFETY: as above.
-                task = unsafe { w.gq_take(q, base.wrapping_add(t)) };
+                task = unsafe { GlobalQueues::of_run().take(q, base.wrapping_add(t)) };
             }
             if block_mode {
                 a::bar_sync();
@@ -930,6 +939,7 @@ pub unsafe fn block_worker<
                     a::st_relaxed_cta_u32(sq.add(3), est + publish);
                 }
                 if wf {
+                    // A release, or (a ring at least half full) a spill (`overflow.rs`).
                     for q in [Q_THREAD, Q_BLOCK] {
                         let r = w.release_amount(q, q, hints[q as usize]);
                         set(&w, word::RELEASE + q as usize, r);
@@ -958,7 +968,15 @@ pub unsafe fn block_worker<
             unsafe { push_global(&w, t, threads) };
         }
         if wf {
-            let release = [get(&w, word::RELEASE), get(&w, word::RELEASE + 1)];
+            let mut release = [get(&w, word::RELEASE), get(&w, word::RELEASE + 1)];
+            for q in [Q_THREAD, Q_BLOCK] {
+                let r = release[q as usize];
+                if r & SPILL != 0 {
+                    // SAFETY: thread 0's plan for this batch (see `overflow.rs`).
+                    unsafe { w.spill_private(q, r & !SPILL, t, threads, true) };
+                    release[q as usize] = 0;
+                }
+            }
             if release != [0, 0] {
                 // SAFETY: thread 0 chose at most the private count of each queue; the
                 // private words are read here and written by thread 0 after the barrier.

@@ -22,13 +22,15 @@
 //! the oldest `max(1, private >> release_shift)` private entries to the public part: it marks
 //! each entry's ancestors [`FLAG_SHARED`] up to the first one already marked (see
 //! `join.rs`), runs one `fence.acq_rel.gpu`, and adds to `count`. That is the only fence and
-//! the only device-scope RMW of a batch that shares nothing.
+//! the only device-scope RMW of a batch that shares nothing. A ring at least half full spills
+//! most of its private part to an overflow queue instead (`overflow.rs`).
 //!
 //! [`DequeHeader`]: super::layout::DequeHeader
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{FLAG_SHARED, NONE};
+use super::layout::{Header, FLAG_SHARED, NONE};
+use super::overflow::SPILL;
 use super::worker::Warp;
 use crate::arch::nvptx as a;
 
@@ -135,7 +137,9 @@ impl Warp {
 
     /// Lane 0, at the end of a batch: how many private entries of queue `q` to release now
     /// (0: none), from the public `count` (`hint`, read at the batch's start, for queue
-    /// `hint_q`; read now for the others) and the release policy.
+    /// `hint_q`; read now for the others) and the release policy; or, when the ring is at
+    /// least half full, [`SPILL`] with the entries to spill to the overflow queue (planned:
+    /// see `overflow.rs`).
     ///
     /// # Safety
     ///
@@ -148,6 +152,13 @@ impl Warp {
             let n = a::ld_relaxed_cta_u32(self.sm_private(q));
             if n == 0 {
                 return 0;
+            }
+            // A ring at least half full spills instead (`overflow.rs`).
+            if self.spill_due(q) {
+                let k = self.plan_spill(q);
+                if k > 0 {
+                    return SPILL | k;
+                }
             }
             // A hint: a stale value releases late or early, never wrongly (the claim protocol
             // is on `count` itself). Thieves only lower `count`, and only the owner raises it,
@@ -165,12 +176,19 @@ impl Warp {
     }
 
     /// Every lane (converged): moves the oldest `r` private entries of queue `q` to the
-    /// public part, where thieves can claim them.
+    /// public part, where thieves can claim them; or, with [`SPILL`] set in `r`, carries out
+    /// the spill lane 0 planned (`overflow.rs`).
     ///
     /// # Safety
     ///
-    /// `r` (warp-uniform) is at most the private count; the warp is converged.
+    /// `r` (warp-uniform) is lane 0's [`Warp::release_amount`] of queue `q` for this batch;
+    /// the warp is converged.
     pub(crate) unsafe fn release(&self, q: u32, r: u32) {
+        if r & SPILL != 0 {
+            // SAFETY: lane 0's plan for this batch.
+            unsafe { self.spill_private(q, r & !SPILL, self.lane, 32, false) };
+            return;
+        }
         let mut first = 0;
         if self.lane == 0 {
             // SAFETY: lane 0 owns the warp's deque words.
@@ -252,19 +270,32 @@ impl Warp {
     /// this warp owns (a task whose join crossed warps is marked, and so are its ancestors,
     /// by this same walk when it was marked), so plain stores suffice; lanes that walk the same
     /// chain store the same value.
-    unsafe fn mark_shared(&self, slot: u32) {
-        // SAFETY (whole body): headers of suspended ancestors (alive while `slot` is).
-        unsafe {
-            let mut p = (*self.header(slot)).parent;
-            while p != NONE {
-                let h = self.header(p);
-                let f = (*h).flags;
-                if f & FLAG_SHARED != 0 {
-                    break;
-                }
-                (*h).flags = f | FLAG_SHARED;
-                p = (*h).parent;
+    pub(crate) unsafe fn mark_shared(&self, slot: u32) {
+        // SAFETY: forwarded.
+        unsafe { mark_shared(self.slots, self.slot_bytes, slot) }
+    }
+}
+
+/// [`Warp::mark_shared`] on the task slots at `slots` (`slot_bytes` each), for code that has
+/// no [`Warp`] (the overflow queues' out-of-line spill).
+///
+/// # Safety
+///
+/// `slot` is a live task of this worker's private part.
+#[inline(always)]
+pub(crate) unsafe fn mark_shared(slots: *mut u8, slot_bytes: usize, slot: u32) {
+    let header = |s: u32| -> *mut Header { slots.wrapping_add(s as usize * slot_bytes).cast() };
+    // SAFETY (whole body): headers of suspended ancestors (alive while `slot` is).
+    unsafe {
+        let mut p = (*header(slot)).parent;
+        while p != NONE {
+            let h = header(p);
+            let f = (*h).flags;
+            if f & FLAG_SHARED != 0 {
+                break;
             }
+            (*h).flags = f | FLAG_SHARED;
+            p = (*h).parent;
         }
     }
 }

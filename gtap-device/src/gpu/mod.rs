@@ -4,7 +4,9 @@
 //! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
 //! - `worker` (nvptx only): the persistent loop; its protocol is in `docs/gpu-runtime.md`.
 //!   Its parts: `deque` (split deques: private part, release), `pool` (task slots), `join`
-//!   (warp-local and shared joins), `lane` (a lane's steps, with work-first inline execution).
+//!   (warp-local and shared joins), `lane` (a lane's steps, with work-first inline execution),
+//!   `overflow` (where a private part that outgrows its ring goes), `global_queue` (the FIFO
+//!   rings of the global-queue ablation and of the overflow queues).
 //! - `block_worker` (nvptx only): the block-level loop for programs with a
 //!   `#[gtap::function(block)]` kind (one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
@@ -29,9 +31,13 @@ mod block_worker;
 #[cfg(target_arch = "nvptx64")]
 mod deque;
 #[cfg(target_arch = "nvptx64")]
+mod global_queue;
+#[cfg(target_arch = "nvptx64")]
 mod join;
 #[cfg(target_arch = "nvptx64")]
 mod lane;
+#[cfg(target_arch = "nvptx64")]
+mod overflow;
 #[cfg(target_arch = "nvptx64")]
 mod pool;
 #[cfg(target_arch = "nvptx64")]
@@ -48,6 +54,17 @@ pub use worker::thread_worker;
 /// writes the same value at its start.
 #[cfg(target_arch = "nvptx64")]
 static mut GTAP_PARAMS: u64 = 0;
+
+/// The running kernel's params, as [`set_params`] stored them, read from memory at each call
+/// (for cold paths: what is read here does not stay in a register across the worker loop).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn params() -> *const layout::Params {
+    // SAFETY: a valid static, written by this thread's `set_params` before any use.
+    // Ordering: a volatile read of a value this thread wrote (program order); volatile so
+    // that the compiler does not hoist it, and what it points to, out of the loop.
+    unsafe { core::ptr::read_volatile(&raw const GTAP_PARAMS) as *const layout::Params }
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]

@@ -21,11 +21,13 @@
 
 use core::ptr::addr_of_mut;
 
+use super::global_queue::GlobalQueues;
 use super::lane::{run_lane, INLINE_MAX_TASKS};
 use super::layout::{
-    BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params, SpillHeader,
-    WarpStats, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, FLAG_DONE, NONE,
+    BatchRecord, Control, DequeHeader, ErrorRecord, Header, Params, SpillHeader, WarpStats,
+    ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, FLAG_DONE, NONE,
 };
+use super::overflow::OVERFLOW_IDLE_NS;
 use crate::arch::nvptx as a;
 use crate::task::Program;
 
@@ -39,7 +41,9 @@ const STOP_CHECK_EVERY: u32 = 64;
 /// Spins on an empty free-ring entry before the scheduler reports itself broken.
 const MAX_RING_SPINS: u32 = 1 << 22;
 
-/// The per-warp view of the run: the params in registers, the warp's index and its shared
+/// The per-warp view of the run: the params in registers (every field stays in a register for
+/// the whole kernel; the global queues, used only on cold paths under work first, are read
+/// from the params in memory instead, see [`Warp::gq_header`]), the warp's index and its shared
 /// memory words.
 pub(crate) struct Warp {
     pub(crate) slots: *mut u8,
@@ -52,31 +56,28 @@ pub(crate) struct Warp {
     pub(crate) deques: *mut DequeHeader,
     pub(crate) deque_rings: *mut u32,
     pub(crate) queue_cap: u32,
-    pub(crate) num_warps: u32,
-    pub(crate) control: *mut Control,
-    pub(crate) error: *mut ErrorRecord,
     pub(crate) root_slot: u32,
     pub(crate) max_children: u32,
-    /// Ablation: claim deque entries one CAS per entry (`Config::batched_claims = false`).
-    pub(crate) single_claims: bool,
-    /// Global-queue kernel only: the queues' headers, rings and ring capacity.
-    pub(crate) gq: *mut GlobalQueueHeader,
-    pub(crate) gq_rings: *mut u32,
-    pub(crate) gq_cap: u32,
-    /// Work-first kernel only: the pools (see `pool.rs`) and the release policy.
+    /// Work-first kernel only: the private free stacks (see `pool.rs`).
     pub(crate) free_stacks: *mut u32,
     pub(crate) stack_cap: u32,
+    /// Work-first kernel only: the release policy (read every batch).
+    pub(crate) release_below: u32,
+    pub(crate) release_shift: u32,
+    /// Work-first kernel only: the inline policy, and the lanes' free arrays.
+    pub(crate) inline_steps: u32,
+    pub(crate) inline_last_child: bool,
+    pub(crate) lane_frees: *mut u32,
+    /// Read on the workers' cold paths (errors, stops, steals, the pools' slow paths).
+    pub(crate) control: *mut Control,
+    pub(crate) error: *mut ErrorRecord,
     pub(crate) spill: *mut SpillHeader,
     pub(crate) spill_ring: *mut u32,
     pub(crate) spill_cap: u32,
     pub(crate) total_slots: u32,
     pub(crate) chunk: u32,
-    pub(crate) release_below: u32,
-    pub(crate) release_shift: u32,
-    /// Work-first kernel only: inline steps per lane per batch, and the lanes' free arrays.
-    pub(crate) inline_steps: u32,
-    pub(crate) inline_last_child: bool,
-    pub(crate) lane_frees: *mut u32,
+    pub(crate) num_warps: u32,
+    pub(crate) single_claims: bool,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
@@ -100,27 +101,24 @@ impl Warp {
             deques: p.deques as *mut DequeHeader,
             deque_rings: p.deque_rings as *mut u32,
             queue_cap: p.queue_cap,
-            num_warps: p.num_warps,
-            control: p.control as *mut Control,
-            error: p.error as *mut ErrorRecord,
             root_slot: p.root_slot,
             max_children: p.max_children,
-            single_claims: p.single_claims != 0,
-            gq: p.gq_headers as *mut GlobalQueueHeader,
-            gq_rings: p.gq_rings as *mut u32,
-            gq_cap: p.gq_cap,
             free_stacks: p.free_stacks as *mut u32,
             stack_cap: p.stack_cap,
+            inline_last_child: p.inline_last_child != 0,
+            lane_frees: p.lane_frees as *mut u32,
+            release_below: p.release_below,
+            release_shift: p.release_shift,
+            inline_steps: p.inline_steps,
+            control: p.control as *mut Control,
+            error: p.error as *mut ErrorRecord,
             spill: p.spill as *mut SpillHeader,
             spill_ring: p.spill_ring as *mut u32,
             spill_cap: p.spill_cap,
             total_slots: p.total_slots,
             chunk: p.chunk,
-            release_below: p.release_below,
-            release_shift: p.release_shift,
-            inline_steps: p.inline_steps,
-            inline_last_child: p.inline_last_child != 0,
-            lane_frees: p.lane_frees as *mut u32,
+            num_warps: p.num_warps,
+            single_claims: p.single_claims != 0,
             warp,
             lane,
             smem,
@@ -168,15 +166,7 @@ impl Warp {
 
     /// Whether the run must stop: done, an error, or the host's abort.
     pub(crate) fn should_stop(&self) -> bool {
-        // SAFETY: the control block is valid for the whole run.
-        // Ordering: relaxed, scope .gpu; these are flags, the host reads results only after the
-        // kernel has exited, and a late observation only delays the exit.
-        unsafe {
-            let c = self.control;
-            a::ld_relaxed_gpu_u32(addr_of_mut!((*c).done)) != 0
-                || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).error)) != 0
-                || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).abort)) != 0
-        }
+        stop_requested(self.control)
     }
 
     /// Work-first, programs without joins, lane 0: adds `delta` to the live-task count and ends
@@ -409,130 +399,18 @@ impl Warp {
         }
     }
 
-    /// The entry at position `pos` of global queue `q`.
-    #[inline(always)]
-    fn gq_entry(&self, q: u32, pos: u32) -> *mut u32 {
-        self.gq_rings
-            .wrapping_add(q as usize * self.gq_cap as usize + (pos & (self.gq_cap - 1)) as usize)
-    }
-
-    /// Global-queue kernel, one thread of the worker: claims up to `max` committed entries
-    /// from the front of global queue `q`; returns (first position, count). Every thread of
-    /// the worker runs `fence.acq_rel.gpu` before reading them with [`Warp::gq_take`].
-    pub(crate) unsafe fn gq_pop(&self, q: u32, max: u32) -> (u32, u32) {
-        let g = self.gq.wrapping_add(q as usize);
-        // SAFETY (whole body): q < queues, a valid header.
-        unsafe {
-            loop {
-                // Ordering: relaxed, scope .gpu; the CAS below decides.
-                let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
-                // Ordering: acquire, scope .gpu; pairs with the committing pusher's release of
-                // `tail`: the entries below it (and their tasks) are written. Read after
-                // `head`, so `t - h` never underflows (head <= tail at all times).
-                let t = a::ld_acquire_gpu_u32(addr_of_mut!((*g).tail));
-                let avail = t.wrapping_sub(h);
-                if avail == 0 {
-                    return (0, 0);
-                }
-                let claim = if avail < max { avail } else { max };
-                // Ordering: relaxed, scope .gpu; claims positions only (the tail's acquire
-                // above ordered the entries).
-                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*g).head), h, h + claim) == h {
-                    return (h, claim);
-                }
-            }
-        }
-    }
-
-    /// Global-queue kernel, any thread: the slot at claimed position `pos` of queue `q`, and
-    /// the entry zeroed for the pusher that reuses it; [`NONE`] when the run stopped first.
-    pub(crate) unsafe fn gq_take(&self, q: u32, pos: u32) -> u32 {
-        let e = self.gq_entry(q, pos);
-        let mut spins = 0u32;
-        // SAFETY: a claimed position's entry (only this thread reads it now).
-        unsafe {
-            loop {
-                // Ordering: relaxed, scope .gpu; committed entries are written (the claimer
-                // acquired `tail`, and every thread of the worker fenced after it).
-                let v = a::ld_relaxed_gpu_u32(e);
-                if v != 0 {
-                    // Ordering: relaxed, scope .gpu; the pusher `gq_cap` positions later waits
-                    // for this zero before it writes.
-                    a::st_relaxed_gpu_u32(e, 0);
-                    return v - 1;
-                }
-                spins += 1;
-                if spins % 1024 == 0 && self.should_stop() {
-                    return NONE;
-                }
-            }
-        }
-    }
-
-    /// Global-queue kernel, one thread: reserves `n` positions at the back of queue `q`;
-    /// returns the first, or [`NONE`] when the ring would overflow (error recorded).
-    pub(crate) unsafe fn gq_reserve(&self, q: u32, n: u32) -> u32 {
-        let g = self.gq.wrapping_add(q as usize);
-        // SAFETY: q < queues, a valid header.
-        unsafe {
-            // Ordering: relaxed, scope .gpu; positions only.
-            let base = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*g).alloc), n);
-            // Ordering: relaxed, scope .gpu; a stale head only makes the check stricter.
-            let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
-            if base.wrapping_add(n).wrapping_sub(h) > self.gq_cap {
-                self.record_error(ERR_QUEUE_OVERFLOW, 0, self.gq_cap, q);
-                return NONE;
-            }
-            base
-        }
-    }
-
-    /// Global-queue kernel, any thread: writes `slot` at reserved position `pos` of queue
-    /// `q`, once the claimer of the entry's previous occupant has zeroed it.
-    pub(crate) unsafe fn gq_write(&self, q: u32, pos: u32, slot: u32) {
-        let e = self.gq_entry(q, pos);
-        let mut spins = 0u32;
-        // SAFETY: a reserved position's entry (this thread is its only writer).
-        unsafe {
-            // Ordering: relaxed, scope .gpu; the previous occupant is claimed (the reserve
-            // checked `pos - gq_cap < head`), so its claimer zeroes it without waiting.
-            while a::ld_relaxed_gpu_u32(e) != 0 {
-                spins += 1;
-                if spins % 1024 == 0 && self.should_stop() {
-                    return;
-                }
-            }
-            // Ordering: relaxed, scope .gpu; published by the writers' fences and the
-            // commit's release of `tail`.
-            a::st_relaxed_gpu_u32(e, slot + 1);
-        }
-    }
-
-    /// Global-queue kernel, one thread, after every writer of `[base, base + n)` fenced and
-    /// synchronized with it: waits for the pushers before it (ordered commit, as GTaP's
-    /// `thread_gq`), then makes the entries claimable.
-    pub(crate) unsafe fn gq_commit(&self, q: u32, base: u32, n: u32) {
-        let g = self.gq.wrapping_add(q as usize);
-        let mut spins = 0u32;
-        // SAFETY: q < queues, a valid header.
-        unsafe {
-            // Ordering: relaxed, scope .gpu; only the pusher that reserved `base` moves the
-            // tail past it.
-            while a::ld_relaxed_gpu_u32(addr_of_mut!((*g).tail)) != base {
-                spins += 1;
-                if spins % 1024 == 0 && self.should_stop() {
-                    return;
-                }
-            }
-            // Ordering: release, scope .gpu; after the writers' fence.acq_rel.gpu: claimers
-            // that acquire the new tail see the entries and the tasks' headers and frames.
-            a::st_release_gpu_u32(addr_of_mut!((*g).tail), base.wrapping_add(n));
-        }
-    }
-
     /// Lane 0: tries random victims; on success returns (victim, queue, first position,
     /// count) with the victim's steal lock held.
-    pub(crate) unsafe fn steal(&self, rng: &mut u32, q0: u32) -> (u32, u32, u32, u32) {
+    ///
+    /// With `refill` (work first, idle for a few rounds) and no victim with work, it moves up
+    /// to a batch of tasks from the overflow queues into this worker's private part instead
+    /// (`overflow.rs`), which the next acquire pops.
+    pub(crate) unsafe fn steal(
+        &self,
+        rng: &mut u32,
+        q0: u32,
+        refill: bool,
+    ) -> (u32, u32, u32, u32) {
         if self.num_warps < 2 {
             return (0, 0, 0, 0);
         }
@@ -590,7 +468,24 @@ impl Warp {
                 }
             }
         }
+        if refill {
+            // SAFETY: the deque thread of this work-first worker, between batches.
+            unsafe { self.refill_from_overflow(q0) };
+        }
         (0, 0, 0, 0)
+    }
+}
+
+/// Whether the run whose control words are `c` must stop: done, an error, or the host's
+/// abort.
+pub(crate) fn stop_requested(c: *mut Control) -> bool {
+    // SAFETY: the control block is valid for the whole run.
+    // Ordering: relaxed, scope .gpu; these are flags, the host reads results only after the
+    // kernel has exited, and a late observation only delays the exit.
+    unsafe {
+        a::ld_relaxed_gpu_u32(addr_of_mut!((*c).done)) != 0
+            || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).error)) != 0
+            || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).abort)) != 0
     }
 }
 
@@ -646,9 +541,10 @@ unsafe fn push_global(w: &Warp) {
                 continue;
             }
             let first = a::ld_relaxed_cta_u32(sq);
+            let gq = GlobalQueues::of_run();
             let mut base = 0;
             if w.lane == 0 {
-                base = w.gq_reserve(q, n);
+                base = gq.reserve(q, n, w.warp, w.lane);
             }
             base = a::shfl_sync_idx_b32(FULL, base, 0);
             if base != NONE {
@@ -657,7 +553,7 @@ unsafe fn push_global(w: &Warp) {
                     let slot = *w
                         .ring(w.warp, q)
                         .add((first.wrapping_add(i) & (w.queue_cap - 1)) as usize);
-                    w.gq_write(q, base.wrapping_add(i), slot);
+                    gq.write(q, base.wrapping_add(i), slot);
                     i += 32;
                 }
             }
@@ -667,7 +563,7 @@ unsafe fn push_global(w: &Warp) {
             if w.lane == 0 {
                 a::st_relaxed_cta_u32(sq.add(3), 0);
                 if base != NONE {
-                    w.gq_commit(q, base, n);
+                    gq.commit(q, base, n);
                 }
             }
         }
@@ -890,7 +786,7 @@ pub unsafe fn thread_worker<
                     } else if kept > 0 {
                         // Top up the batch from the queue its kept tasks came from.
                         (base, got) = if GLOBAL {
-                            w.gq_pop(cur_q, 32 - kept)
+                            GlobalQueues::of_run().pop(cur_q, 32 - kept)
                         } else {
                             w.pop_own(cur_q, 32 - kept)
                         };
@@ -898,7 +794,7 @@ pub unsafe fn thread_worker<
                         for i in 0..w.queues {
                             q = (cur_q + i) % w.queues;
                             (base, got) = if GLOBAL {
-                                w.gq_pop(q, 32)
+                                GlobalQueues::of_run().pop(q, 32)
                             } else {
                                 w.pop_own(q, 32)
                             };
@@ -917,8 +813,11 @@ pub unsafe fn thread_worker<
             if !GLOBAL && got == 0 && kept == 0 {
                 let (mut v, mut sq, mut head, mut sg) = (0u32, 0u32, 0u32, 0u32);
                 if lane == 0 {
+                    // Work first, idle for a few rounds: the steal also refills the private
+                    // part from the overflow queues when no victim had work (`overflow.rs`).
+                    let refill = wf && idle_ns >= OVERFLOW_IDLE_NS;
                     // SAFETY: lane 0 owns the warp's deque operations.
-                    (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q) };
+                    (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q, refill) };
                 }
                 if PROFILE && lane == 0 {
                     // SAFETY: lane 0 owns this warp's profile region.
@@ -945,7 +844,9 @@ pub unsafe fn thread_worker<
                 if lane >= kept && lane < kept + got {
                     if GLOBAL {
                         // SAFETY: a claimed position of global queue q.
-                        task = unsafe { w.gq_take(q, base.wrapping_add(lane - kept)) };
+                        task = unsafe {
+                            GlobalQueues::of_run().take(q, base.wrapping_add(lane - kept))
+                        };
                     } else {
                         let pos = base.wrapping_add(lane - kept) & (w.queue_cap - 1);
                         // SAFETY: the claimed entries [base, base + got) of that ring.
@@ -1179,6 +1080,8 @@ pub unsafe fn thread_worker<
                     }
                 }
                 if wf {
+                    // A ring at least half full spills instead (`overflow.rs`): the decision
+                    // comes back as a release with `SPILL` set.
                     for q in 0..w.queues {
                         release = w.release_amount(q, cur_q_hint, count_hint);
                         if release > 0 {
@@ -1201,7 +1104,8 @@ pub unsafe fn thread_worker<
             release = a::shfl_sync_idx_b32(FULL, release, 0);
             if release > 0 {
                 rq = a::shfl_sync_idx_b32(FULL, rq, 0);
-                // SAFETY: `release` private entries of queue `rq` (lane 0's decision above).
+                // SAFETY: `release` private entries of queue `rq`, or a spill of it (lane 0's
+                // decision above).
                 unsafe { w.release(rq, release) };
             }
         }

@@ -208,8 +208,12 @@ struct Pools {
     spill_ring: u64,
     spill_cap: u32,
     total_slots: u32,
-    /// The spill ring may hold entries of the last run (zeroed before the next).
+    /// The spill ring may hold entries of the last run (zeroed before the next). Set at
+    /// every launch and cleared only when the run ended with the ring empty, so a run that
+    /// stopped early (a hang, a fault, an error) leaves it to be zeroed.
     spill_dirty: bool,
+    /// The same for the global (ablation) or overflow (work first) queues' rings.
+    gq_dirty: bool,
 }
 
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
@@ -465,7 +469,7 @@ impl Inner {
                 && p.slot_bytes == slot_bytes
                 && p.queues == queues
                 && p.n == n
-                && (p.gq_rings != 0) == global
+                && (p.gq_rings != 0) == (global || wf)
                 && p.wf == wf
             {
                 return Ok(());
@@ -480,7 +484,14 @@ impl Inner {
         // arena).
         let total_slots = if wf {
             let budget = self.wf_pool_bytes()?;
-            let slots = (budget / slot_bytes as usize).min(1 << 31);
+            // Each slot takes its bytes and an entry of every overflow queue (`overflow.rs`:
+            // a queue's capacity is a power of two at least the number of slots).
+            let per_slot = slot_bytes as usize + 4 * queues as usize;
+            let mut slots = (budget / per_slot).min(1 << 31);
+            let rings = 4 * queues as usize * slots.next_power_of_two();
+            if slots * slot_bytes as usize + rings > budget {
+                slots = budget.saturating_sub(rings) / slot_bytes as usize;
+            }
             let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
                 return Err(Error::InvalidConfig {
@@ -507,15 +518,20 @@ impl Inner {
             n,
             gq_headers: 0,
             gq_rings: 0,
-            // Every slot (and the root's) fits at once: a push never finds the ring full.
-            gq_cap: (warps as usize * n as usize + 1)
-                .next_power_of_two()
-                .try_into()
-                .map_err(|_| Error::InvalidConfig {
-                    field: "tasks_per_warp",
-                    value: n.to_string(),
-                    expected: "at most 2^31 task records in all workers together",
-                })?,
+            // Every slot (and the root's) fits at once: a push never finds the ring full (the
+            // global queues of the ablation, the overflow queues of work first).
+            gq_cap: (if wf {
+                total_slots as usize
+            } else {
+                warps as usize * n as usize + 1
+            })
+            .next_power_of_two()
+            .try_into()
+            .map_err(|_| Error::InvalidConfig {
+                field: "tasks_per_warp",
+                value: n.to_string(),
+                expected: "at most 2^31 task records in all workers together",
+            })?,
             scratch: 0,
             ring_cap,
             queue_cap,
@@ -534,6 +550,7 @@ impl Inner {
             spill_cap: 0,
             total_slots,
             spill_dirty: false,
+            gq_dirty: false,
         };
         let r = (|| -> Result<()> {
             p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
@@ -558,9 +575,15 @@ impl Inner {
             p.progress = dev_alloc(w * 4)?;
             p.stats = dev_alloc(w * size_of::<WarpStats>())?;
             p.scratch = dev_alloc(w * slot_bytes as usize)?;
-            if global {
+            if global || wf {
                 p.gq_headers = dev_alloc(queues as usize * size_of::<GlobalQueueHeader>())?;
                 p.gq_rings = dev_alloc(queues as usize * p.gq_cap as usize * 4)?;
+                // Zeroed once (an entry is 0 until a pusher writes it); claimers zero what
+                // they take, the host what a run left (`gq_dirty`).
+                // SAFETY: the rings hold queues * gq_cap u32.
+                check("cuMemsetD32", unsafe {
+                    sys::cuMemsetD32_v2(p.gq_rings, 0, queues as usize * p.gq_cap as usize)
+                })?;
             }
             Ok(())
         })();
@@ -730,11 +753,12 @@ impl Inner {
         }
         let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
         let s = self.stream;
+        let (spill_was_dirty, gq_was_dirty) = (pools.spill_dirty, pools.gq_dirty);
         // SAFETY: every region was allocated with these sizes; the host sources outlive the
         // calls (pageable async copies are staged before they return).
         unsafe {
             if pools.wf {
-                if pools.spill_dirty {
+                if spill_was_dirty {
                     check(
                         "cuMemsetD32Async",
                         sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
@@ -770,10 +794,14 @@ impl Inner {
                     "cuMemsetD32Async",
                     sys::cuMemsetD32Async(pools.gq_headers, 0, header_words, s),
                 )?;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
-                )?;
+                // The ablation's rings every run (as before); the overflow queues' when the
+                // last run left entries.
+                if !pools.wf || gq_was_dirty {
+                    check(
+                        "cuMemsetD32Async",
+                        sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
+                    )?;
+                }
             }
             check(
                 "cuMemsetD32Async",
@@ -810,6 +838,11 @@ impl Inner {
             )?;
             check("cuEventRecord", sys::cuEventRecord(self.end, s))?;
         }
+        if let Some(p) = self.pools.as_mut() {
+            // Until the run is known to have ended with them empty (below).
+            p.spill_dirty = p.wf;
+            p.gq_dirty = p.wf;
+        }
         self.wait(warps)?;
 
         // The kernel exited: read what it left.
@@ -821,7 +854,18 @@ impl Inner {
             // SAFETY: the spill header holds one SpillHeader.
             unsafe { dtoh(&raw mut spill, p.spill, s)? };
             // Entries in [pop_pos, push_pos) were left in the ring by this run.
-            p.spill_dirty = spill.push_pos != spill.pop_pos;
+            p.spill_dirty = ctl.error != 0 || spill.push_pos != spill.pop_pos;
+            // Positions reserved past the last claim hold (or will hold) entries; an error
+            // may have stopped a pusher or a claimer half way.
+            let mut left = ctl.error != 0;
+            for q in 0..p.queues as u64 {
+                let mut g = GlobalQueueHeader::default();
+                let at = p.gq_headers + q * size_of::<GlobalQueueHeader>() as u64;
+                // SAFETY: the overflow queues' headers hold `queues` GlobalQueueHeader.
+                unsafe { dtoh(&raw mut g, at, s)? };
+                left |= g.alloc != g.head;
+            }
+            p.gq_dirty = left;
         }
         if ctl.error != 0 {
             return Err(self.device_error::<P>());
