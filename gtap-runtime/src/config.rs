@@ -65,12 +65,15 @@ pub struct Config {
     /// [`Scheduler::SharedDeque`] and [`Scheduler::GlobalQueue`], the task records of each
     /// warp's pool (default 8192: fib(40) with a task at every call holds about 2,600 live
     /// records per warp at its peak). The work-first scheduler's pools are sized by
-    /// [`Config::gpu_pool_bytes`] instead.
+    /// [`Config::gpu_pool_bytes`] instead, and its deques do not limit a run: a warp whose
+    /// deque fills half its capacity spills most of its private tasks to an overflow queue
+    /// (`docs/gpu-runtime.md`); only one batch's spawns (32 lanes' children) must fit in half.
     pub tasks_per_warp: u32,
-    /// GPU, work-first scheduler: bytes of task records all warps together may hold at once.
-    /// `None` (the default) takes a quarter of the device's free memory, at most 8 GiB. Every
-    /// warp takes slots from it as it needs them, so a run fails with
-    /// [`Error::PoolExhausted`] naming this field only when its live tasks do not fit.
+    /// GPU, work-first scheduler: bytes of task records all warps together may hold at once,
+    /// with their entries in the overflow queues (4 bytes a record per EPAQ queue). `None`
+    /// (the default) takes a quarter of the device's free memory, at most 8 GiB. Every warp
+    /// takes slots from it as it needs them, so a run fails with [`Error::PoolExhausted`]
+    /// naming this field only when its live tasks do not fit.
     pub gpu_pool_bytes: Option<usize>,
     /// GPU, work-first scheduler: a warp releases private tasks to thieves when fewer than
     /// this many of its tasks are public (default 1: when none is).
@@ -94,7 +97,8 @@ pub struct Config {
     /// (default 128).
     pub block_threads: u32,
     /// GPU, block-level workers: under the work-first scheduler, the entries of each block's
-    /// deque (`None`: 16384; records come from [`Config::gpu_pool_bytes`]); under
+    /// deque (`None`: 16384; records come from [`Config::gpu_pool_bytes`]; a deque that fills
+    /// half of them spills to an overflow queue, as a warp's does); under
     /// [`Scheduler::SharedDeque`] and [`Scheduler::GlobalQueue`], the task records of each
     /// block's pool (`None` takes as many as fit in a quarter of the device's free memory,
     /// between 256 and 16384: a joining block-level kind's record holds one frame per thread,

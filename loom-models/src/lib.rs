@@ -1,5 +1,5 @@
-//! Loom models of the work-first scheduler's release, steal and join protocol
-//! (`gtap-device/src/gpu/{deque,join}.rs`), checked on the host.
+//! Loom models of the work-first scheduler's release, steal, spill and join protocol
+//! (`gtap-device/src/gpu/{deque,join,overflow}.rs`), checked on the host.
 //!
 //! The device code is PTX; these models restate it with Rust atomics so that
 //! [loom](https://docs.rs/loom) can try every interleaving and every value a relaxed load may
@@ -29,6 +29,8 @@
 //! | shared decrement: `is_shared`, fence, RMW | `join_wf` + `complete_wf`, `shared == true` | `Join::complete_shared` |
 //! | last decrement: fence, resume | `complete_wf` (`acquired`), `reserve` | `Join::resume` |
 //! | inline completion: mark and `pending == 1` test | `run_lane` + `waits_for_one` (lane.rs, join.rs) | `Join::run_inline` |
+//! | spill: mark, entry, fence, commit (`st.release` of `tail`) | `overflow::spill` + `GlobalQueues::commit` | `Join::spill` |
+//! | refill: acquire `tail`, CAS `head`, fence, take | `overflow::overflow_refill` | `Join::refill` |
 //!
 //! The steal lock is left out (one thief), and so is `match.any` grouping (a leader's RMW of
 //! `count` children is the same RMW as one child's).
@@ -48,6 +50,9 @@
 //! - `inline_owner_only`, `inline_rule_with_thief`: the inline rule of `lane.rs`
 //!   (`Warp::waits_for_one`): a finishing task completes an unmarked parent that waits for it
 //!   alone in its own lane, with plain accesses; a marked one goes through the shared path.
+//! - `spilled_then_refilled`: the owner spills a child to an overflow queue (`overflow.rs`);
+//!   an idle warp or the owner itself refills it; whoever completes the join reads both
+//!   results (all three outcomes are asserted to occur).
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.

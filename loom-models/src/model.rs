@@ -10,7 +10,7 @@ use loom::{
     sync::{
         atomic::{
             fence, AtomicU32,
-            Ordering::{AcqRel, Relaxed},
+            Ordering::{AcqRel, Acquire, Relaxed, Release},
         },
         Arc,
     },
@@ -83,6 +83,11 @@ struct Join<const N: usize> {
     ring: UnsafeCell<u32>,
     /// The owner's `DequeHeader::count`: published, unclaimed entries.
     count: AtomicU32,
+    /// An overflow queue (`global_queue.rs`) of one entry: the entry (child + 1, 0 = empty),
+    /// `tail` (committed) and `head` (claimed).
+    ov_entry: AtomicU32,
+    ov_tail: AtomicU32,
+    ov_head: AtomicU32,
     /// Bookkeeping, not device state: the warp that resumed the parent, and the warp that
     /// ran the released child.
     resumed_by: AtomicU32,
@@ -99,6 +104,9 @@ impl<const N: usize> Join<N> {
             results: std::array::from_fn(|_| UnsafeCell::new(0)),
             ring: UnsafeCell::new(0),
             count: AtomicU32::new(0),
+            ov_entry: AtomicU32::new(0),
+            ov_tail: AtomicU32::new(0),
+            ov_head: AtomicU32::new(0),
             resumed_by: AtomicU32::new(0),
             released_ran_on: AtomicU32::new(0),
         }
@@ -120,6 +128,53 @@ impl<const N: usize> Join<N> {
             fence(AcqRel);
         }
         self.count.fetch_add(1, Relaxed);
+    }
+
+    /// Owner (`overflow::spill`): moves private `child` to the overflow queue: marks its
+    /// parent, writes the entry, fences, commits `tail` with release. (`fences.release` false
+    /// drops the fence and weakens the commit to `Relaxed`: one thread stands for all lanes
+    /// here, so the release store alone would already order the marks.)
+    fn spill(&self, child: u32) {
+        write(&self.flags, read(&self.flags) | FLAG_SHARED);
+        self.ov_entry.store(child + 1, Relaxed);
+        if self.fences.release {
+            fence(AcqRel);
+        }
+        let order = if self.fences.release {
+            Release
+        } else {
+            Relaxed
+        };
+        self.ov_tail.store(1, order);
+    }
+
+    /// Either warp (`overflow::overflow_refill`): acquires `tail`, claims by CAS on `head`,
+    /// fences, takes the entry (and zeroes it). (`fences.claim` false: a `Relaxed` load of
+    /// `tail` and no fence.)
+    fn refill(&self) -> Option<u32> {
+        // As `GlobalQueues::pop`: `head` first, then `tail`, which may be older than that
+        // `head` (different words): such a pair reads as empty.
+        let h = self.ov_head.load(Relaxed);
+        let order = if self.fences.claim { Acquire } else { Relaxed };
+        let t = self.ov_tail.load(order);
+        if t.wrapping_sub(h) == 0 || t.wrapping_sub(h) > 1 {
+            return None;
+        }
+        self.ov_head
+            .compare_exchange(h, h + 1, Relaxed, Relaxed)
+            .ok()?;
+        if self.fences.claim {
+            fence(AcqRel);
+        }
+        let entry = self.ov_entry.load(Relaxed);
+        // The device spins on an empty entry (`GlobalQueues::take`); a claimed position whose
+        // entry reads empty here is a claim that did not see the spiller's writes.
+        assert_ne!(
+            entry, 0,
+            "Causality violation: a claimed overflow entry read as empty"
+        );
+        self.ov_entry.store(0, Relaxed);
+        Some(entry - 1)
     }
 
     /// Either warp (`steal`, `pop_own`): claims the public entry, then the batch's fence.
@@ -294,6 +349,65 @@ fn check_inline(release: bool, check_mark: bool) -> BTreeSet<(u32, u32)> {
     });
     let seen = seen.lock().unwrap().clone();
     seen
+}
+
+/// Runs the overflow model: the owner spawns two children, spills child 1 to the overflow
+/// queue, finishes child 0, and refills child 1 itself if no idle warp took it; the other warp
+/// refills and runs what it claims. Returns the outcomes.
+fn check_spill(fences: Fences) -> BTreeSet<(u32, u32)> {
+    let seen = StdArc::new(Mutex::new(BTreeSet::new()));
+    let record = StdArc::clone(&seen);
+    loom::model(move || {
+        let join = Arc::new(Join::<2>::new(fences));
+        let idle = {
+            let join = Arc::clone(&join);
+            thread::spawn(move || {
+                if let Some(child) = join.refill() {
+                    join.released_ran_on.store(THIEF, Relaxed);
+                    join.run(child, THIEF);
+                }
+            })
+        };
+        join.spawn();
+        join.spill(1);
+        join.run(0, OWNER);
+        if let Some(child) = join.refill() {
+            join.released_ran_on.store(OWNER, Relaxed);
+            join.run(child, OWNER);
+        }
+        idle.join().unwrap();
+        record.lock().unwrap().insert(join.outcome());
+    });
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+#[test]
+fn spilled_then_refilled() {
+    // The spilled child runs on the idle warp (which may also complete the join) or goes back
+    // to its owner; every completion reads both results.
+    let seen = check_spill(ALL);
+    assert!(seen.contains(&(THIEF, THIEF)), "{seen:?}");
+    assert!(seen.contains(&(THIEF, OWNER)), "{seen:?}");
+    assert!(seen.contains(&(OWNER, OWNER)), "{seen:?}");
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_spill_release() {
+    check_spill(Fences {
+        release: false,
+        ..ALL
+    });
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn no_refill_acquire() {
+    check_spill(Fences {
+        claim: false,
+        ..ALL
+    });
 }
 
 #[test]

@@ -86,11 +86,15 @@ impl GlobalQueues {
                 // Ordering: relaxed, scope .gpu; the CAS below decides.
                 let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
                 // Ordering: acquire, scope .gpu; pairs with the committing pusher's release of
-                // `tail`: the entries below it (and their tasks) are written. Read after
-                // `head`, so `t - h` never underflows (head <= tail at all times).
+                // `tail`: the entries below it (and their tasks) are written.
                 let t = a::ld_acquire_gpu_u32(addr_of_mut!((*g).tail));
+                // head <= tail at all times, but the two loads are of different words: a
+                // `tail` older than the `head` read before it is allowed (nothing orders a
+                // relaxed load of `head` before the claimer's acquire of `tail`), and must
+                // read as empty, not as 2^32 - 1 entries (the loom model `spilled_then_refilled`
+                // found it).
                 let avail = t.wrapping_sub(h);
-                if avail == 0 {
+                if avail == 0 || avail > self.cap {
                     return (0, 0);
                 }
                 let claim = if avail < max { avail } else { max };

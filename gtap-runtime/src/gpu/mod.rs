@@ -219,9 +219,9 @@ struct Pools {
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
 const WF_INITIAL_SLOTS: u32 = 256;
 /// Work first, block-level workers: the default entries of each block's deques (the shared
-/// deque's largest pool). A block's private part grows along its depth-first walk: a BFS of a
-/// 2048 x 2048 grid on blocks of 128 threads overflows even 65536 (`QueueOverflow`), see
-/// `docs/benchmarks.md`.
+/// deque's largest pool). A block's private part grows along its depth-first walk (a BFS of a
+/// 2048 x 2048 grid on blocks of 128 threads outgrew even 65536); past half of them it spills
+/// to the overflow queues (`gtap-device/src/gpu/overflow.rs`).
 const WF_BLOCK_QUEUE_ENTRIES: u32 = 16384;
 /// Work-first pools: the capacity of a warp's private free stack.
 const WF_STACK_CAP: u32 = 4096;
@@ -484,14 +484,7 @@ impl Inner {
         // arena).
         let total_slots = if wf {
             let budget = self.wf_pool_bytes()?;
-            // Each slot takes its bytes and an entry of every overflow queue (`overflow.rs`:
-            // a queue's capacity is a power of two at least the number of slots).
-            let per_slot = slot_bytes as usize + 4 * queues as usize;
-            let mut slots = (budget / per_slot).min(1 << 31);
-            let rings = 4 * queues as usize * slots.next_power_of_two();
-            if slots * slot_bytes as usize + rings > budget {
-                slots = budget.saturating_sub(rings) / slot_bytes as usize;
-            }
+            let slots = wf_slots(budget, slot_bytes as usize, queues as usize);
             let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
                 return Err(Error::InvalidConfig {
@@ -1235,6 +1228,19 @@ impl Drop for ProfileRegion {
     }
 }
 
+/// Work first: the task slots that `budget` bytes hold when each slot also needs an entry in
+/// each of the `queues` overflow queues, whose capacity is a power of two at least the number
+/// of slots (`gtap-device/src/gpu/overflow.rs`): the slots and the queues' rings together fit
+/// in the budget.
+fn wf_slots(budget: usize, slot_bytes: usize, queues: usize) -> usize {
+    let mut slots = (budget / (slot_bytes + 4 * queues)).min(1 << 31);
+    let rings = 4 * queues * slots.next_power_of_two();
+    if slots * slot_bytes + rings > budget {
+        slots = budget.saturating_sub(rings) / slot_bytes;
+    }
+    slots
+}
+
 fn dev_alloc(bytes: usize) -> Result<u64> {
     let mut p = 0;
     // SAFETY: out-pointer; the caller bound the context.
@@ -1353,4 +1359,33 @@ fn load_module(ptx: &str, max_registers: Option<u32>) -> Result<sys::CUmodule> {
         "loading the PTX module failed ({r:?}): {}",
         String::from_utf8_lossy(&log[..end]).trim()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wf_slots;
+
+    /// The slots and the overflow queues' rings (a power of two of entries, at least the
+    /// slots, per queue) fit in the budget, and the budget is not wasted by more than the
+    /// rings' rounding.
+    #[test]
+    fn wf_slots_and_overflow_rings_fit_the_budget() {
+        for budget in [4096usize, 24 << 10, 1 << 20, 3 << 20, 1 << 30, 8 << 30] {
+            for slot_bytes in [48usize, 64, 272, 4128] {
+                for queues in 1..=8usize {
+                    let slots = wf_slots(budget, slot_bytes, queues);
+                    let cap = slots.next_power_of_two();
+                    assert!(
+                        slots * slot_bytes + 4 * queues * cap <= budget,
+                        "{budget} B, {slot_bytes} B slots, {queues} queues: {slots} slots overflow"
+                    );
+                    assert!(
+                        (slots + 1) * slot_bytes + 4 * queues * (2 * cap) > budget
+                            || slots == 1 << 31,
+                        "{budget} B, {slot_bytes} B slots, {queues} queues: only {slots} slots"
+                    );
+                }
+            }
+        }
+    }
 }
