@@ -87,13 +87,10 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
   # Four warps per block spawning at once: every warp reads its batch entry before any spawns.
   check "block BFS, R-MAT 2^22, 128 threads"  180 $B/bfs rmat 22 --gpu --granularity block --block-threads 128 --reps 3
   check "mixed BFS, R-MAT 2^22"               180 $B/bfs rmat 22 --gpu --granularity mixed --reps 3
-  # Work first's overflow queues: a block's depth-first walk of the grid outgrows its deque
-  # (it stopped with QueueOverflow before), and deques far too small for the programs.
-  check "block BFS, 2048 x 2048 grid, 128 threads" 240 $B/bfs grid 2048 2048 --gpu --granularity block --block-threads 128 --reps 3
+  # Work first's overflow queues (thread-level programs): deques far too small for them.
   check "overflow: fib(30), 256-entry deques"  120 $B/fib 30 --gpu --tasks-per-warp 256 --reps 3
   check "overflow: fib(27), 256-entry deques, 2 warps" 120 $B/fib 27 --gpu --tasks-per-warp 256 --grid 2
   check "overflow: UTS 1e7, 256-entry deques"  120 $B/uts 1e7 --gpu --tasks-per-warp 256
-  check "overflow: block BFS grid 512, 128 threads, 1024 entries" 180 $B/bfs grid 512 512 --gpu --granularity block --block-threads 128 --tasks-per-block 1024
   check "mixed mergesort 10^7"                120 $B/mergesort 10000000 --gpu --granularity mixed --reps 3
   check "mixed mergesort 10^6, 256 threads"   120 $B/mergesort 1000000 --gpu --granularity mixed --block-threads 256
   check "mixed mergesort 3*10^5, split merges" 120 $B/mergesort 300000 128 4096 --gpu --granularity mixed --block-threads 32
@@ -112,8 +109,6 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
     check "racecheck mixed mergesort 5000"    120 "$SAN" --tool racecheck --error-exitcode 9 $B/mergesort 5000 128 1024 --gpu --granularity mixed
     check "memcheck overflow fib(18), 2 warps" 180 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --tasks-per-warp 256 --grid 2
     check "racecheck overflow fib(16), 2 warps" 180 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 16 --gpu --tasks-per-warp 256 --grid 2
-    check "memcheck overflow block BFS grid 64, 128 threads" 180 "$SAN" --tool memcheck --error-exitcode 9 $B/bfs grid 64 64 --gpu --granularity block --block-threads 128 --tasks-per-block 64 --grid 2
-    check "racecheck overflow block BFS grid 32, 128 threads" 180 "$SAN" --tool racecheck --error-exitcode 9 $B/bfs grid 32 32 --gpu --granularity block --block-threads 128 --tasks-per-block 64 --grid 2
   else
     failed+=("compute-sanitizer not found")
   fi

@@ -97,8 +97,9 @@ pub struct Config {
     /// (default 128).
     pub block_threads: u32,
     /// GPU, block-level workers: under the work-first scheduler, the entries of each block's
-    /// deque (`None`: 16384; records come from [`Config::gpu_pool_bytes`]; a deque that fills
-    /// half of them spills to an overflow queue, as a warp's does); under
+    /// deque (`None`: 16384; records come from [`Config::gpu_pool_bytes`]; unlike a warp's, a
+    /// block's full deque is a `QueueOverflow` naming this field: block-level programs do not
+    /// spill to the overflow queues yet); under
     /// [`Scheduler::SharedDeque`] and [`Scheduler::GlobalQueue`], the task records of each
     /// block's pool (`None` takes as many as fit in a quarter of the device's free memory,
     /// between 256 and 16384: a joining block-level kind's record holds one frame per thread,

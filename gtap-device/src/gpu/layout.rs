@@ -330,6 +330,11 @@ pub struct Params {
     /// Work-first kernel: per-lane arrays of free slots, `[warp][LANE_FREE_CAP][32]` `u32`
     /// (interleaved by lane so that the lanes of a warp touch one line per index).
     pub lane_frees: u64,
+    /// Work-first kernel: 1 lets a worker whose deque fills half its ring spill to the
+    /// overflow queues (`overflow.rs`; thread-level programs), 0 keeps the ring's capacity as
+    /// a limit (`QueueOverflow`; block-level programs: a BFS of a 2048 x 2048 grid on
+    /// 128-thread blocks, spilling, once gave wrong depths, see `docs/benchmarks.md`).
+    pub overflow_spills: u32,
 }
 
 /// Work-first kernel: free slots one lane may hold in its array (see `pool.rs`).

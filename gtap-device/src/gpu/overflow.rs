@@ -9,6 +9,12 @@
 //! one FIFO ring per EPAQ queue index, shared by every worker (`global_queue.rs`, whose
 //! capacity holds every task slot of the run, so a push never finds it full).
 //!
+//! **Thread-level programs only** (`Params::overflow_spills`): block-level workers run the
+//! same code, but the host turns their spills off, so a block's deque that fills up stops the
+//! run with `QueueOverflow` as before. The one block-level run that needed spills at scale (a
+//! BFS of a 2048 x 2048 grid on 128-thread blocks, 4·10^8 tasks) once gave wrong depths, and
+//! the cause was not found before the session's GPU time ran out (`docs/benchmarks.md`).
+//!
 //! # Spill (the owner, between batches)
 //!
 //! The release decision ([`Warp::release_amount`]) looks first at the ring: when it is at
@@ -184,6 +190,12 @@ unsafe fn plan_spill(
     warp: u32,
     lane: u32,
 ) -> u32 {
+    // SAFETY: the params of the running kernel (`set_params` ran first).
+    if unsafe { (*super::params()).overflow_spills } == 0 {
+        // Spills are off for this run (block-level programs): the deque's capacity is the
+        // limit, as `reserve` reports.
+        return 0;
+    }
     // SAFETY: the worker's own shared words and deque header; the overflow queue's header
     // (q < queues).
     unsafe {

@@ -220,8 +220,8 @@ struct Pools {
 const WF_INITIAL_SLOTS: u32 = 256;
 /// Work first, block-level workers: the default entries of each block's deques (the shared
 /// deque's largest pool). A block's private part grows along its depth-first walk (a BFS of a
-/// 2048 x 2048 grid on blocks of 128 threads outgrew even 65536); past half of them it spills
-/// to the overflow queues (`gtap-device/src/gpu/overflow.rs`).
+/// 2048 x 2048 grid on blocks of 128 threads outgrows even 65536: `QueueOverflow`); block-level
+/// programs do not spill to the overflow queues (`layout::Params::overflow_spills`).
 const WF_BLOCK_QUEUE_ENTRIES: u32 = 16384;
 /// Work-first pools: the capacity of a warp's private free stack.
 const WF_STACK_CAP: u32 = 4096;
@@ -721,6 +721,8 @@ impl Inner {
             inline_steps: self.config.inline_steps,
             inline_last_child: u32::from(self.config.inline_last_child),
             lane_frees: pools.lane_frees,
+            // Thread-level programs only (see `Params::overflow_spills`).
+            overflow_spills: u32::from(!P::HAS_BLOCK),
         };
         let control = Control {
             live: 1,
