@@ -53,9 +53,15 @@
 //! - `spilled_then_refilled`: the owner spills a child to an overflow queue (`overflow.rs`);
 //!   an idle warp or the owner itself refills it; whoever completes the join reads both
 //!   results (all three outcomes are asserted to occur).
+//! - `ring::ring_wraps_around`: the global queues' ring (the overflow queues) across a
+//!   wrap-around: three tasks through a ring of two entries, each taken exactly once with its
+//!   frame visible, or refused by the capacity check (the typed error); `no_stale_tail_check`
+//!   is the `pop` before it read a `tail` older than its `head` as empty.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
 
 #[cfg(test)]
 mod model;
+#[cfg(test)]
+mod ring;
