@@ -748,12 +748,11 @@ impl Inner {
         }
         let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
         let s = self.stream;
-        let (spill_was_dirty, gq_was_dirty) = (pools.spill_dirty, pools.gq_dirty);
         // SAFETY: every region was allocated with these sizes; the host sources outlive the
         // calls (pageable async copies are staged before they return).
         unsafe {
             if pools.wf {
-                if spill_was_dirty {
+                if pools.spill_dirty {
                     check(
                         "cuMemsetD32Async",
                         sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
@@ -791,7 +790,7 @@ impl Inner {
                 )?;
                 // The ablation's rings every run (as before); the overflow queues' when the
                 // last run left entries.
-                if !pools.wf || gq_was_dirty {
+                if !pools.wf || pools.gq_dirty {
                     check(
                         "cuMemsetD32Async",
                         sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
