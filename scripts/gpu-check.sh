@@ -10,6 +10,8 @@
 #          with the issue-11 targets and the transfer paths (ONLY= picks other rows, e.g. data).
 #   deep:  the chain of 10^6 dependent tasks and UTS binomial trees of ~10^7 and ~10^9 nodes,
 #          all with Config::default() (also part of quick).
+#   multi: several GPUs' protocol on this GPU (Config::devices = Partitions), every example
+#          checked (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -132,6 +134,30 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
     check "racecheck gq block tree D=8"       120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --scheduler gq
     check "memcheck profiled block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --profile /tmp/prof-san
     check "racecheck profiled block tree D=8" 120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --profile /tmp/prof-san2
+  fi
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then
+  # Several GPUs' protocol (Config::devices) on this one GPU: Devices::Partitions splits it
+  # into kernels that export, import and complete each other's tasks exactly as GPUs do.
+  for n in 2 4; do
+    check "partitions:$n fib(36)"             120 $B/fib 36 --gpu --devices partitions:$n --reps 3
+    check "partitions:$n nqueens(14, 5)"      120 $B/nqueens 14 5 --gpu --devices partitions:$n
+    check "partitions:$n UTS 1e7"             120 $B/uts 1e7 --gpu --devices partitions:$n --reps 3
+  done
+  check "partitions:2 cilksort 10^7"          120 $B/cilksort 10000000 --gpu --devices partitions:2
+  check "partitions:2 mergesort 10^6"         120 $B/mergesort 1000000 --gpu --devices partitions:2
+  check "partitions:2 binary tree D=20"       120 $B/binary_tree 20 256 256 --gpu --devices partitions:2
+  check "partitions:2 pruned tree D=24"       120 $B/pruned_tree 24 --gpu --devices partitions:2
+  check "partitions:2 chain 10^5"             120 $B/chain 100000 --gpu --devices partitions:2
+  check "partitions:2 EPAQ fib(32, 6)"        120 $B/fib 32 6 epaq --gpu --devices partitions:2
+  check "partitions:2 fib(27), 256-entry deques" 120 $B/fib 27 --gpu --devices partitions:2 --tasks-per-warp 256
+  check "partitions:2 constructs"             120 $B/constructs --gpu --devices partitions:2
+  check "partitions:2 BFS R-MAT 2^18 (no joins: one partition)" 120 $B/bfs rmat 18 --gpu --devices partitions:2
+  check "partitions:2 block tree D=16 (block-level: one partition)" 120 $B/binary_tree 16 64 64 --gpu --granularity block --devices partitions:2
+  check "partitions:8 fib(30)"                120 $B/fib 30 --gpu --devices partitions:8
+  if [ -n "$SAN" ]; then
+    check "memcheck partitions:2 fib(18)"     240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices partitions:2
+    check "memcheck partitions:2 nqueens(9, 4)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices partitions:2
   fi
 fi
 if [ "$mode" = data ]; then

@@ -3,7 +3,7 @@
 
 use std::{process::ExitCode, time::Instant};
 
-use gtap::{Backend, Config, Runtime, Scheduler};
+use gtap::{Backend, Config, Devices, Runtime, Scheduler};
 
 /// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
 pub const PTX: &str = include_str!(env!("GTAP_PTX"));
@@ -79,6 +79,10 @@ pub struct Opts {
     pub profile: Option<std::path::PathBuf>,
     /// See `profile`.
     pub profile_records: u32,
+    /// `--devices one|all|LIST|partitions:N`: the GPUs a run uses (`Config::devices`; LIST is
+    /// comma-separated ordinals, e.g. `0,1`; `partitions:N` splits GPU 0 into N, the multi-GPU
+    /// path on one GPU).
+    pub devices: Devices,
     /// Positional arguments, in order.
     pub positional: Vec<String>,
 }
@@ -106,6 +110,7 @@ impl Opts {
             pool_bytes: None,
             profile: None,
             profile_records: 4096,
+            devices: Devices::One,
             positional: Vec::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -152,6 +157,17 @@ impl Opts {
                         None => exit_usage("--scheduler needs a value", usage),
                     };
                 }
+                "--devices" => {
+                    let v = args
+                        .next()
+                        .unwrap_or_else(|| exit_usage("--devices needs a value", usage));
+                    opts.devices = parse_devices(&v).unwrap_or_else(|| {
+                        exit_usage(
+                            &format!("--devices must be one, all, a list of device ordinals (0,1) or partitions:N, got `{v}`"),
+                            usage,
+                        )
+                    });
+                }
                 "--release-below" => {
                     opts.release_below = Some(parse_or_exit(args.next(), "--release-below", usage));
                 }
@@ -178,7 +194,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -247,10 +263,28 @@ impl Opts {
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);
         config.tasks_per_block = self.tasks_per_block.or(config.tasks_per_block);
         config.scheduler = self.scheduler;
+        config.devices = self.devices.clone();
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);
         }
         Runtime::with_ptx(config, PTX)
+    }
+}
+
+/// `--devices`' value: `one`, `all`, `partitions:N`, or comma-separated ordinals.
+fn parse_devices(v: &str) -> Option<Devices> {
+    match v {
+        "one" => Some(Devices::One),
+        "all" => Some(Devices::All),
+        _ => {
+            if let Some(n) = v.strip_prefix("partitions:") {
+                return n.parse().ok().map(Devices::Partitions);
+            }
+            v.split(',')
+                .map(|d| d.trim().parse().ok())
+                .collect::<Option<Vec<u32>>>()
+                .map(Devices::List)
+        }
     }
 }
 
@@ -321,6 +355,12 @@ pub fn fail(name: &str, e: &gtap::Error) -> ExitCode {
 ///
 /// When the profile cannot be written (the message names the path).
 pub fn write_profile(rt: &Runtime, opts: &Opts) -> Result<(), String> {
+    if let Some(st) = rt.last_stats().filter(|s| s.gpus > 1) {
+        println!(
+            "gpus: {} ran the last run; {} steals across GPUs moved {} tasks ({} bytes)",
+            st.gpus, st.cross_steals, st.cross_tasks, st.cross_bytes
+        );
+    }
     let Some(dir) = &opts.profile else {
         return Ok(());
     };

@@ -43,6 +43,33 @@ pub enum Scheduler {
     GlobalQueue,
 }
 
+/// The GPUs one run uses ([`Config::devices`]).
+///
+/// On several GPUs, one persistent kernel runs on each (launched together); the root starts
+/// on the first, and an idle GPU takes old tasks from another over peer memory, many per
+/// steal (`docs/gpu-runtime.md`, "Several GPUs"). Results, errors and the source are the same
+/// as on one GPU. Only thread-level programs with joins spread over several GPUs; others
+/// (block-level kinds, programs without `taskwait!`) run on the first one alone
+/// (`RunStats::gpus` says how many took part). Buffers live on the first GPU and the others
+/// reach them through peer access.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Devices {
+    /// CUDA device 0 alone.
+    #[default]
+    One,
+    /// Every CUDA device of the host (peer access between each pair is required).
+    All,
+    /// These CUDA devices, by ordinal; the first holds the root and the buffers.
+    List(Vec<u32>),
+    /// CUDA device 0, split into this many partitions of its SMs, each running its own
+    /// persistent kernel, with exactly the protocol that runs between GPUs: the multi-GPU
+    /// path on one GPU (for tests, and to measure what the protocol costs), `2..=8`.
+    Partitions(u32),
+}
+
+/// The most GPUs (or partitions) one run uses.
+pub const MAX_GPUS: usize = 8;
+
 /// The most EPAQ queues a worker can have.
 pub const MAX_QUEUES: u32 = 8;
 
@@ -144,6 +171,9 @@ pub struct Config {
     pub transfer: Transfer,
     /// Which backend to use (default [`Backend::Auto`]).
     pub backend: Backend,
+    /// GPU: the GPUs one run uses (default [`Devices::One`]; see [`Devices`]). Several GPUs
+    /// need the work-first scheduler.
+    pub devices: Devices,
 }
 
 impl Default for Config {
@@ -172,6 +202,7 @@ impl Default for Config {
             scheduler: Scheduler::WorkFirst,
             transfer: Transfer::default(),
             backend: Backend::Auto,
+            devices: Devices::One,
         }
     }
 }
@@ -270,6 +301,44 @@ impl Config {
                 "0 with Scheduler::GlobalQueue (the profiler records the work-stealing scheduler)",
             );
         }
+        match &self.devices {
+            Devices::One | Devices::All => {}
+            Devices::List(l) => {
+                let mut sorted = l.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                if l.is_empty() || sorted.len() != l.len() || l.len() > MAX_GPUS {
+                    return bad(
+                        "devices",
+                        format!("{:?}", self.devices),
+                        "Devices::List of 1..=8 distinct CUDA device ordinals",
+                    );
+                }
+            }
+            Devices::Partitions(n) => {
+                if !(2..=MAX_GPUS as u32).contains(n) {
+                    return bad(
+                        "devices",
+                        format!("{:?}", self.devices),
+                        "Devices::Partitions(2..=8) (Devices::One for the whole GPU)",
+                    );
+                }
+            }
+        }
+        if self.devices != Devices::One && self.scheduler != Scheduler::WorkFirst {
+            return bad(
+                "devices",
+                format!("{:?}", self.devices),
+                "Devices::One with the ablations (SharedDeque, GlobalQueue): several GPUs run the work-first scheduler",
+            );
+        }
+        if self.devices != Devices::One && self.profile_records > 0 {
+            return bad(
+                "profile_records",
+                self.profile_records,
+                "0 on several GPUs (the profiler records one GPU: use Devices::One)",
+            );
+        }
         self.transfer.validate()?;
         if self.watchdog.is_zero() {
             return bad(
@@ -293,7 +362,37 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 13] = [
+        let cases: [(&str, Config); 17] = [
+            (
+                "devices",
+                Config {
+                    devices: Devices::Partitions(1),
+                    ..Config::default()
+                },
+            ),
+            (
+                "devices",
+                Config {
+                    devices: Devices::List(vec![0, 0]),
+                    ..Config::default()
+                },
+            ),
+            (
+                "devices",
+                Config {
+                    devices: Devices::All,
+                    scheduler: Scheduler::SharedDeque,
+                    ..Config::default()
+                },
+            ),
+            (
+                "profile_records",
+                Config {
+                    devices: Devices::Partitions(2),
+                    profile_records: 16,
+                    ..Config::default()
+                },
+            ),
             (
                 "gpu_pool_bytes",
                 Config {

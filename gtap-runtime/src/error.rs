@@ -122,6 +122,27 @@ pub enum Error {
     },
     /// The CUDA context is unusable after an earlier fault; create a new runtime.
     ContextLost,
+    /// A run on several GPUs ([`Config::devices`](crate::Config::devices)) failed on one of
+    /// them: `error` is what that GPU reported (the others were stopped).
+    OnGpu {
+        /// The GPU's index in the run (0 holds the root), with its CUDA device ordinal.
+        gpu: u32,
+        /// Its CUDA device ordinal (partitions of one GPU share it).
+        device: u32,
+        /// What went wrong there.
+        error: Box<Error>,
+    },
+}
+
+impl Error {
+    /// The error itself, without the [`Error::OnGpu`] wrapper of a multi-GPU run.
+    #[must_use]
+    pub fn innermost(&self) -> &Error {
+        match self {
+            Self::OnGpu { error, .. } => error.innermost(),
+            e => e,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -190,6 +211,9 @@ impl fmt::Display for Error {
                 f,
                 "the CUDA context was lost after an earlier fault; create a new Runtime"
             ),
+            Self::OnGpu { gpu, device, error } => {
+                write!(f, "on GPU {gpu} of the run (CUDA device {device}): {error}")
+            }
         }
     }
 }

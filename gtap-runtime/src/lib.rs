@@ -68,7 +68,7 @@ mod stats;
 mod transfer;
 
 pub use buffer::{Buffer, Zeroable};
-pub use config::{Backend, Config, Scheduler, MAX_QUEUES};
+pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use stats::RunStats;
 pub use transfer::{Transfer, TransferPath};

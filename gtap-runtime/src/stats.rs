@@ -22,6 +22,17 @@ pub struct RunStats {
     pub kernel_time: Option<Duration>,
     /// GPU with `Config::profile_records > 0`: every warp's batches.
     pub profile: Option<crate::profile::Profile>,
+    /// GPU: the GPUs (or partitions of one, see [`Devices`](crate::Devices)) that ran the
+    /// task tree: 1 on one GPU, 0 on the CPU.
+    pub gpus: usize,
+    /// Several GPUs: steals across GPUs (claims that moved tasks from one GPU to another).
+    pub cross_steals: u64,
+    /// Several GPUs: tasks that moved to another GPU (each one's record crossed once, and its
+    /// completion crossed back).
+    pub cross_tasks: u64,
+    /// Several GPUs: bytes that crossed between GPUs for those tasks (records, results and
+    /// queue entries; the user's own buffers excluded).
+    pub cross_bytes: u64,
 }
 
 impl RunStats {

@@ -10,7 +10,7 @@ use gpu_smoke::{
     badq, bfib, bfibs, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall,
     BadQueue, BlockFib, BlockFibs, BlockMixed, Fib, Mixed, NQueens, Oob, Stall,
 };
-use gtap::{Backend, Config, Error, Runtime, Scheduler, Transfer, TransferPath};
+use gtap::{Backend, Config, Devices, Error, Runtime, Scheduler, Transfer, TransferPath};
 
 const PTX: &str = include_str!(env!("GTAP_PTX"));
 
@@ -344,6 +344,7 @@ fn main() -> ExitCode {
         }
     }
     overflow_queues(&mut t);
+    several_gpus(&mut t);
     let r = rt.run::<BadQueue, _>(badq, (3,));
     t.row(
         "bad queue -> InvalidQueue",
@@ -621,6 +622,90 @@ fn overflow_queues(t: &mut Table) {
             Err(_) => false,
         },
         format!("{threads} x fib(20), {threads} x fib(16): {r:?} (want {want:?} or QueueOverflow)"),
+    );
+}
+
+/// Several GPUs' protocol on this GPU (`Devices::Partitions(2)`): answers, tasks that crossed,
+/// and the failure modes as typed errors naming the partition.
+fn several_gpus(t: &mut Table) {
+    let two = |c: Config| {
+        gpu(Config {
+            devices: Devices::Partitions(2),
+            ..c
+        })
+    };
+    let r = two(Config::default()).and_then(|mut rt| {
+        let f25 = rt.run::<Fib, _>(fib, (25,))?;
+        let f30 = rt.run::<Fib, _>(fib, (30,))?;
+        let st = rt.last_stats().cloned().unwrap_or_default();
+        let buf = rt.alloc_zeroed::<u64>(1)?;
+        rt.run::<NQueens, _>(nqueens, (10, 0, 0, 0, 0, 4, buf.slice()))?;
+        let nq = rt.download(&buf)?[0];
+        let buf = rt.alloc_zeroed::<u64>(1)?;
+        let m = rt.run::<Mixed, _>(mixroot, (20, 8, buf.slice()))?;
+        let detached = rt.download(&buf)?[0];
+        Ok(((f25, f30, nq, m, detached), st))
+    });
+    let want = (
+        fib_ref(25),
+        fib_ref(30),
+        gpu_smoke::nqueens_seq(10, 0, 0, 0, 0),
+        fib_ref(20),
+        3u64.pow(8),
+    );
+    t.row(
+        "2 partitions: fib, nqueens, mixed + detached",
+        matches!(&r, Ok((got, st)) if *got == want && st.gpus == 2 && st.cross_tasks > 0),
+        match &r {
+            Ok((got, st)) => format!(
+                "{got:?} (want {want:?}); fib(30): {} GPUs, {} cross steals, {} tasks crossed",
+                st.gpus, st.cross_steals, st.cross_tasks
+            ),
+            Err(e) => e.to_string(),
+        },
+    );
+    // Task memory too small on a partition: a typed error naming the knob and the partition,
+    // then a good run on the same runtime.
+    let r = two(Config {
+        grid: Some(1),
+        gpu_pool_bytes: Some(28 << 10),
+        ..Config::default()
+    })
+    .map(|mut rt| {
+        let bad = rt.run::<Fib, _>(fib, (30,));
+        let next = rt.run::<Fib, _>(fib, (12,));
+        (bad, next)
+    });
+    t.row(
+        "2 partitions: tiny task memory -> OnGpu(PoolExhausted)",
+        matches!(&r, Ok((Err(e @ Error::OnGpu { .. }), Ok(144)))
+            if matches!(e.innermost(), Error::PoolExhausted { limit: "Config::gpu_pool_bytes", .. })),
+        format!("{r:?}"),
+    );
+    let r = two(Config::default()).map(|mut rt| {
+        let bad = rt.run::<BadQueue, _>(badq, (3,));
+        let next = rt.run::<Fib, _>(fib, (21,));
+        (bad, next)
+    });
+    t.row(
+        "2 partitions: bad queue -> OnGpu(InvalidQueue)",
+        matches!(&r, Ok((Err(e), Ok(10946)))
+            if matches!(e.innermost(), Error::InvalidQueue { queue: 9, .. })),
+        format!("{r:?}"),
+    );
+    let r = two(Config {
+        watchdog: std::time::Duration::from_secs(1),
+        ..Config::default()
+    })
+    .map(|mut w| {
+        let hang = w.run::<Stall, _>(stall, (3_000_000_000,));
+        let next = w.run::<Fib, _>(fib, (12,));
+        (hang, next)
+    });
+    t.row(
+        "2 partitions: stalled task -> Hang, then a run",
+        matches!(&r, Ok((Err(e), Ok(144))) if matches!(e.innermost(), Error::Hang { .. })),
+        format!("{r:?}"),
     );
 }
 

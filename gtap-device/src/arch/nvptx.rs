@@ -289,6 +289,15 @@ pub fn fence_sc_sys() {
     unsafe { asm!("fence.sc.sys;", options(nostack)) };
 }
 
+/// Acquire-release fence at system scope: orders this thread's accesses against threads of
+/// other GPUs (and the host). The cross-GPU channels' release and acquire (`gpu/peer.rs`).
+#[doc(alias = "fence.acq_rel.sys")]
+#[inline(always)]
+pub fn fence_acq_rel_sys() {
+    // SAFETY: a fence; it only orders memory accesses.
+    unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loads and stores. Safety for all: `p` is valid and naturally aligned for the access.
 
@@ -364,6 +373,10 @@ load!(
 load!(
     /// Relaxed load, system scope (host-mapped words).
     ld_relaxed_sys_u32, u32, reg32, "ld.relaxed.sys.u32"
+);
+load!(
+    /// Acquire load, system scope (the cross-GPU channels).
+    ld_acquire_sys_u32, u32, reg32, "ld.acquire.sys.u32"
 );
 store!(
     /// Relaxed store, device scope.
@@ -472,6 +485,18 @@ rmw!(
 rmw!(
     /// Release exchange, device scope.
     atom_release_gpu_exch_u32, u32, reg32, "atom.release.gpu.exch.b32"
+);
+rmw!(
+    /// Relaxed add, system scope (the cross-GPU channels).
+    atom_relaxed_sys_add_u32, u32, reg32, "atom.relaxed.sys.add.u32"
+);
+rmw!(
+    /// Relaxed exchange, system scope (the cross-GPU channels).
+    atom_relaxed_sys_exch_u32, u32, reg32, "atom.relaxed.sys.exch.b32"
+);
+cas!(
+    /// Relaxed compare-and-swap, system scope (the cross-GPU channels).
+    atom_relaxed_sys_cas_u32, u32, reg32, "atom.relaxed.sys.cas.b32"
 );
 cas!(
     /// Relaxed compare-and-swap, device scope.

@@ -361,7 +361,7 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
             }
             // Work first, idle for a few rounds: refills from the overflow queues when no
             // victim had work (`overflow.rs`).
-            let (v, sq, head, sg) = w.steal(rng, Q_BLOCK, wf && idle_ns >= OVERFLOW_IDLE_NS);
+            let (v, sq, head, sg) = w.steal(rng, Q_BLOCK, wf && idle_ns >= OVERFLOW_IDLE_NS, false);
             if sg > 0 {
                 (src, q, base, got, stolen) = (v, sq, head, sg, FROM_VICTIM);
             }
@@ -476,9 +476,14 @@ pub unsafe fn block_worker<
     const PROFILE: bool,
     const GLOBAL: bool,
     const SHARED: bool,
+    const MULTI: bool,
 >(
     params: *const Params,
 ) {
+    if MULTI {
+        // Block-level programs run on one GPU (the host never launches this entry).
+        return;
+    }
     // The work-first protocol (private deque parts, block-local joins) unless one of the
     // ablations is asked for.
     let wf = !SHARED && !GLOBAL;

@@ -29,7 +29,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{Header, FLAG_SHARED, NONE};
+use super::layout::{is_slot, Header, FLAG_SHARED};
 use super::overflow::SPILL;
 use super::worker::Warp;
 use crate::arch::nvptx as a;
@@ -288,7 +288,7 @@ pub(crate) unsafe fn mark_shared(slots: *mut u8, slot_bytes: usize, slot: u32) {
     // SAFETY (whole body): headers of suspended ancestors (alive while `slot` is).
     unsafe {
         let mut p = (*header(slot)).parent;
-        while p != NONE {
+        while is_slot(p) {
             let h = header(p);
             let f = (*h).flags;
             if f & FLAG_SHARED != 0 {

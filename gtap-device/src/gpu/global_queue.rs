@@ -13,6 +13,12 @@
 //! - `cap` is a power of two at least the number of task slots of the run, and every entry in
 //!   a ring is a distinct live task, so a push never finds the ring full.
 //!
+//! # Scope
+//!
+//! Device scope on one GPU. In a run on several GPUs every access is at system scope (the
+//! overflow queues are the export channel other GPUs claim from, the completion inbox one
+//! they push to: `peer.rs`), and the writers' and claimers' fence is [`GlobalQueues::fence`].
+//!
 //! # Why a view read from memory
 //!
 //! [`GlobalQueues::of_run`] reads the ring addresses from the run's params in memory at each
@@ -21,7 +27,9 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{Control, ErrorRecord, GlobalQueueHeader, Params, ERR_QUEUE_OVERFLOW, NONE};
+use super::layout::{
+    Control, ErrorRecord, GlobalQueueHeader, Params, PeerInfo, ERR_QUEUE_OVERFLOW, NONE,
+};
 use super::worker::record_error;
 use crate::arch::nvptx as a;
 
@@ -36,6 +44,9 @@ pub(crate) struct GlobalQueues {
     cap: u32,
     control: *mut Control,
     error: *mut ErrorRecord,
+    /// System scope for every access (a run on several GPUs: other GPUs claim from the
+    /// overflow queues and push to the completion inbox, `peer.rs`); device scope otherwise.
+    sys: bool,
 }
 
 impl GlobalQueues {
@@ -50,6 +61,113 @@ impl GlobalQueues {
             cap: p.gq_cap,
             control: p.control as *mut Control,
             error: p.error as *mut ErrorRecord,
+            sys: p.gpus > 1,
+        }
+    }
+
+    /// GPU `peer`'s overflow queues (its export channel), seen from this GPU: system scope;
+    /// stops and errors are this GPU's.
+    #[inline(always)]
+    pub(crate) fn of_peer(peer: &PeerInfo) -> Self {
+        Self {
+            headers: peer.gq_headers as *mut GlobalQueueHeader,
+            rings: peer.gq_rings as *mut u32,
+            cap: peer.gq_cap,
+            sys: true,
+            ..Self::of_run()
+        }
+    }
+
+    /// GPU `peer`'s completion inbox (one queue, index 0), seen from this GPU: system scope.
+    #[inline(always)]
+    pub(crate) fn inbox_of(peer: &PeerInfo) -> Self {
+        Self {
+            headers: peer.inbox as *mut GlobalQueueHeader,
+            rings: (peer.inbox as *mut GlobalQueueHeader)
+                .wrapping_add(1)
+                .cast::<u32>(),
+            cap: peer.inbox_cap,
+            sys: true,
+            ..Self::of_run()
+        }
+    }
+
+    /// The fence the protocol's writers and claimers run (see the module doc): at the
+    /// queues' scope.
+    #[inline(always)]
+    pub(crate) fn fence(self) {
+        if self.sys {
+            a::fence_acq_rel_sys();
+        } else {
+            a::fence_acq_rel_gpu();
+        }
+    }
+
+    // The accesses at the queues' scope (relaxed unless named).
+    #[inline(always)]
+    unsafe fn ld(self, p: *mut u32) -> u32 {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::ld_relaxed_sys_u32(p)
+            } else {
+                a::ld_relaxed_gpu_u32(p)
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn ld_acquire(self, p: *mut u32) -> u32 {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::ld_acquire_sys_u32(p)
+            } else {
+                a::ld_acquire_gpu_u32(p)
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn st(self, p: *mut u32, v: u32) {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::st_relaxed_sys_u32(p, v);
+            } else {
+                a::st_relaxed_gpu_u32(p, v);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn st_release(self, p: *mut u32, v: u32) {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::st_release_sys_u32(p, v);
+            } else {
+                a::st_release_gpu_u32(p, v);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(self, p: *mut u32, v: u32) -> u32 {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::atom_relaxed_sys_add_u32(p, v)
+            } else {
+                a::atom_relaxed_gpu_add_u32(p, v)
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn cas(self, p: *mut u32, current: u32, new: u32) -> u32 {
+        // SAFETY: forwarded.
+        unsafe {
+            if self.sys {
+                a::atom_relaxed_sys_cas_u32(p, current, new)
+            } else {
+                a::atom_relaxed_gpu_cas_u32(p, current, new)
+            }
         }
     }
 
@@ -83,11 +201,11 @@ impl GlobalQueues {
         // SAFETY: q < queues, a valid header.
         unsafe {
             loop {
-                // Ordering: relaxed, scope .gpu; the CAS below decides.
-                let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
-                // Ordering: acquire, scope .gpu; pairs with the committing pusher's release of
+                // Ordering: relaxed, scope .gpu (.sys across GPUs); the CAS below decides.
+                let h = self.ld(addr_of_mut!((*g).head));
+                // Ordering: acquire, scope .gpu (.sys across GPUs); pairs with the committing pusher's release of
                 // `tail`: the entries below it (and their tasks) are written.
-                let t = a::ld_acquire_gpu_u32(addr_of_mut!((*g).tail));
+                let t = self.ld_acquire(addr_of_mut!((*g).tail));
                 // head <= tail at all times, but the two loads are of different words: a
                 // `tail` older than the `head` read before it is allowed (nothing orders a
                 // relaxed load of `head` before the claimer's acquire of `tail`), and must
@@ -98,9 +216,9 @@ impl GlobalQueues {
                     return (0, 0);
                 }
                 let claim = if avail < max { avail } else { max };
-                // Ordering: relaxed, scope .gpu; claims positions only (the tail's acquire
+                // Ordering: relaxed, scope .gpu (.sys across GPUs); claims positions only (the tail's acquire
                 // above ordered the entries).
-                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*g).head), h, h + claim) == h {
+                if self.cas(addr_of_mut!((*g).head), h, h + claim) == h {
                     return (h, claim);
                 }
             }
@@ -119,13 +237,13 @@ impl GlobalQueues {
         // SAFETY: a claimed position's entry (only this thread reads it now).
         unsafe {
             loop {
-                // Ordering: relaxed, scope .gpu; committed entries are written (the claimer
+                // Ordering: relaxed, scope .gpu (.sys across GPUs); committed entries are written (the claimer
                 // acquired `tail`, and every thread of the worker fenced after it).
-                let v = a::ld_relaxed_gpu_u32(e);
+                let v = self.ld(e);
                 if v != 0 {
-                    // Ordering: relaxed, scope .gpu; the pusher `cap` positions later waits
+                    // Ordering: relaxed, scope .gpu (.sys across GPUs); the pusher `cap` positions later waits
                     // for this zero before it writes.
-                    a::st_relaxed_gpu_u32(e, 0);
+                    self.st(e, 0);
                     return v - 1;
                 }
                 spins += 1;
@@ -146,10 +264,10 @@ impl GlobalQueues {
         let g = self.header(q);
         // SAFETY: q < queues, a valid header.
         unsafe {
-            // Ordering: relaxed, scope .gpu; positions only.
-            let base = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*g).alloc), n);
-            // Ordering: relaxed, scope .gpu; a stale head only makes the check stricter.
-            let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*g).head));
+            // Ordering: relaxed, scope .gpu (.sys across GPUs); positions only.
+            let base = self.add(addr_of_mut!((*g).alloc), n);
+            // Ordering: relaxed, scope .gpu (.sys across GPUs); a stale head only makes the check stricter.
+            let h = self.ld(addr_of_mut!((*g).head));
             if base.wrapping_add(n).wrapping_sub(h) > self.cap {
                 record_error(
                     self.control,
@@ -178,17 +296,17 @@ impl GlobalQueues {
         let mut spins = 0u32;
         // SAFETY: a reserved position's entry (this thread is its only writer).
         unsafe {
-            // Ordering: relaxed, scope .gpu; the previous occupant is claimed (the reserve
+            // Ordering: relaxed, scope .gpu (.sys across GPUs); the previous occupant is claimed (the reserve
             // checked `pos - cap < head`), so its claimer zeroes it without waiting.
-            while a::ld_relaxed_gpu_u32(e) != 0 {
+            while self.ld(e) != 0 {
                 spins += 1;
                 if spins.is_multiple_of(SPIN_CHECK) && self.should_stop() {
                     return;
                 }
             }
-            // Ordering: relaxed, scope .gpu; published by the writers' fences and the
+            // Ordering: relaxed, scope .gpu (.sys across GPUs); published by the writers' fences and the
             // commit's release of `tail`.
-            a::st_relaxed_gpu_u32(e, slot + 1);
+            self.st(e, slot + 1);
         }
     }
 
@@ -203,17 +321,17 @@ impl GlobalQueues {
         let mut spins = 0u32;
         // SAFETY: q < queues, a valid header.
         unsafe {
-            // Ordering: relaxed, scope .gpu; only the pusher that reserved `base` moves the
+            // Ordering: relaxed, scope .gpu (.sys across GPUs); only the pusher that reserved `base` moves the
             // tail past it.
-            while a::ld_relaxed_gpu_u32(addr_of_mut!((*g).tail)) != base {
+            while self.ld(addr_of_mut!((*g).tail)) != base {
                 spins += 1;
                 if spins.is_multiple_of(SPIN_CHECK) && self.should_stop() {
                     return;
                 }
             }
-            // Ordering: release, scope .gpu; after the writers' fence.acq_rel.gpu: claimers
+            // Ordering: release, scope .gpu (.sys across GPUs); after the writers' fence.acq_rel.gpu: claimers
             // that acquire the new tail see the entries and the tasks' headers and frames.
-            a::st_release_gpu_u32(addr_of_mut!((*g).tail), base.wrapping_add(n));
+            self.st_release(addr_of_mut!((*g).tail), base.wrapping_add(n));
         }
     }
 }

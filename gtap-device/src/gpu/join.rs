@@ -25,7 +25,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{FLAG_DONE, FLAG_SHARED, NONE};
+use super::layout::{is_slot, FLAG_DONE, FLAG_SHARED, NONE};
 use super::worker::Warp;
 use crate::arch::nvptx as a;
 
@@ -81,7 +81,7 @@ impl Warp {
             let shared = if first {
                 active && shared
             } else {
-                active && parent != NONE && unsafe { self.is_shared(parent) }
+                active && is_slot(parent) && unsafe { self.is_shared(parent) }
             };
             first = false;
             if a::vote_sync_ballot_b32(FULL, shared) != 0 {
@@ -120,10 +120,10 @@ impl Warp {
         };
         // SAFETY (whole body): parents outlive their children by the pending counter.
         unsafe {
-            if parent == NONE {
-                // The root, with its whole subtree, is done: the run is over.
-                // Ordering: release, scope .gpu; the root's result is written before.
-                a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+            if !is_slot(parent) {
+                // The root, with its whole subtree, is done (the run is over), or an import
+                // (another GPU's task) is: `peer.rs`.
+                super::peer::finish_root(parent);
                 return out;
             }
             let ph = self.header(parent);
@@ -175,7 +175,7 @@ impl Warp {
     pub(crate) unsafe fn block_shares(&self, notify: bool, parent: u32) -> bool {
         // SAFETY: a suspended task's header, as the caller promises.
         notify
-            && parent != NONE
+            && is_slot(parent)
             && unsafe { (*self.header(parent)).flags } & (FLAG_SHARED | FLAG_DONE) != 0
     }
 
@@ -205,10 +205,10 @@ impl Warp {
         // SAFETY (whole body): parents outlive their children by the pending counter.
         unsafe {
             loop {
-                if parent == NONE {
-                    // The root, with its whole subtree, is done: the run is over.
-                    // Ordering: release, scope .gpu; the root's result is written before.
-                    a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+                if !is_slot(parent) {
+                    // The root, with its whole subtree, is done: the run is over (block-level
+                    // programs run on one GPU, so never an import; `peer.rs` tells).
+                    super::peer::finish_root(parent);
                     return out;
                 }
                 let ph = self.header(parent);

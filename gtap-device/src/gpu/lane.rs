@@ -33,8 +33,8 @@ use core::marker::PhantomData;
 use core::ptr::{addr_of_mut, null_mut};
 
 use super::layout::{
-    Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE,
-    HEADER_BYTES, NONE,
+    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND,
+    FLAG_DONE, HEADER_BYTES, NONE,
 };
 use super::worker::Warp;
 use crate::arch::nvptx as a;
@@ -330,14 +330,14 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     let mut parent = hd.parent;
                     loop {
                         if depth == 0 {
-                            if !(budget > 0 && parent != NONE && w.waits_for_one(parent)) {
+                            if !(budget > 0 && is_slot(parent) && w.waits_for_one(parent)) {
                                 out.to_free = fin;
                                 out.notify = true;
                                 out.notify_parent = parent;
                                 // Read now, used by the join rounds after the bodies: the
                                 // load's latency hides behind the other lanes' bodies (a
                                 // mark changes only between batches, see `join.rs`).
-                                out.notify_shared = wf && parent != NONE && w.is_shared(parent);
+                                out.notify_shared = wf && is_slot(parent) && w.is_shared(parent);
                                 break 'lane;
                             }
                             budget -= 1;

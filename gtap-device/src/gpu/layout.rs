@@ -26,6 +26,48 @@
 /// "No task": an empty lane, or the root's parent.
 pub const NONE: u32 = u32::MAX;
 
+/// Parents from here up are not slots: [`NONE`] (the run's root), and below it the *import
+/// markers* of a run on several GPUs: a task copied from another GPU (`gpu/peer.rs`) has the
+/// parent `IMPORT_BASE + i`, where entry `i` of this GPU's import table says which GPU's task
+/// it stands for. Every slot index is below it (the host checks that a run's slots fit).
+pub const IMPORT_BASE: u32 = 0xFFFF_0000;
+/// Import-table entries each warp owns (`warp * IMPORTS_PER_WARP + j`): a warp imports at
+/// most this many tasks whose subtrees are not finished yet.
+pub const IMPORTS_PER_WARP: u32 = 8;
+/// Warps that import: the table's indices stay below `NONE - 1 - IMPORT_BASE` (`NONE - 1` is
+/// the joins' "nothing next").
+pub const IMPORT_WARPS: u32 = (NONE - 1 - IMPORT_BASE) / IMPORTS_PER_WARP;
+
+/// Whether `parent` (a header's parent) is a task slot of this GPU, not the root's parent or
+/// an import marker.
+#[inline(always)]
+#[must_use]
+pub const fn is_slot(parent: u32) -> bool {
+    parent < IMPORT_BASE
+}
+
+/// What one GPU of a multi-GPU run tells the others about itself (`Params::peers` holds one
+/// per GPU, the same table on every GPU). Every address is a device address that every GPU
+/// of the run can use (peer access is on between them).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeerInfo {
+    /// Its [`Control`] block.
+    pub control: u64,
+    /// Its task slots (the same `slot_bytes` on every GPU: one program).
+    pub slots: u64,
+    /// Its overflow queues' headers (`queues` [`GlobalQueueHeader`]), its export channel.
+    pub gq_headers: u64,
+    /// Its overflow queues' rings (`queues * gq_cap` `u32`).
+    pub gq_rings: u64,
+    /// Its completion inbox: one [`GlobalQueueHeader`], then `inbox_cap` `u32` entries.
+    pub inbox: u64,
+    /// Capacity of its overflow rings.
+    pub gq_cap: u32,
+    /// Capacity of its inbox ring (at least its task slots).
+    pub inbox_cap: u32,
+}
+
 /// Bytes of per-warp scheduler state in shared memory: 16, plus 16 per EPAQ queue (`tail`,
 /// steal-end cache, entries generated this batch, pop estimate), plus one word per queue for
 /// the work-first scheduler's private count, rounded up to 16 bytes.
@@ -163,8 +205,17 @@ pub struct Control {
     pub abort: u32,
     /// Programs without joins: tasks spawned and not yet finished (starts at 1, the root).
     pub live: u32,
+    /// Multi-GPU runs: set (system scope) by another GPU whose workers ran out of work; the
+    /// next warp of this GPU that steals a batch exports it instead (`gpu/peer.rs`).
+    pub hungry: u32,
+    /// Multi-GPU runs: tasks this GPU exported to its overflow queues for other GPUs.
+    pub exported: u32,
+    /// Multi-GPU runs: tasks this GPU imported from other GPUs (copied records).
+    pub imported: u32,
+    /// Multi-GPU runs: imports of this GPU (claims on another GPU's queue that took tasks).
+    pub import_claims: u32,
     /// Padding to a full line.
-    pub pad: [u32; 12],
+    pub pad: [u32; 8],
 }
 
 /// The first device-side error of a run, in host-mapped memory so that it survives a trap.
@@ -335,6 +386,15 @@ pub struct Params {
     /// a limit (`QueueOverflow`; block-level programs: a BFS of a 2048 x 2048 grid on
     /// 128-thread blocks, spilling, once gave wrong depths, see `docs/benchmarks.md`).
     pub overflow_spills: u32,
+    /// GPUs of the run (1: one GPU, nothing below is read).
+    pub gpus: u32,
+    /// This GPU's index in the run (0 holds the root).
+    pub gpu: u32,
+    /// Multi-GPU runs: `gpus` [`PeerInfo`], in this GPU's memory.
+    pub peers: u64,
+    /// Multi-GPU runs: this GPU's import table, `IMPORTS_PER_WARP * min(warps, IMPORT_WARPS)`
+    /// `u64` entries (`(gpu + 1) << 32 | slot` of the task an import stands for; 0 = free).
+    pub imports: u64,
 }
 
 /// Work-first kernel: free slots one lane may hold in its array (see `pool.rs`).

@@ -292,7 +292,7 @@ unsafe fn spill(
     }
     // Release side of the spill: every thread's marks and entries (and the tasks, written by
     // earlier batches) before the commit's release of `tail`.
-    a::fence_acq_rel_gpu();
+    gq.fence();
     sync();
     if rank == 0 {
         // SAFETY: positions this worker reserved, written and fenced by every thread; the
@@ -348,7 +348,7 @@ unsafe fn overflow_refill(
             }
             // Acquire side of the spiller's commit (this thread; the worker's barrier before
             // the next batch orders it for the others).
-            a::fence_acq_rel_gpu();
+            gq.fence();
             let ring = rings.wrapping_add((warp * queues + q) as usize * queue_cap as usize);
             let mut n = 0;
             for j in 0..got {

@@ -404,12 +404,15 @@ impl Warp {
     ///
     /// With `refill` (work first, idle for a few rounds) and no victim with work, it moves up
     /// to a batch of tasks from the overflow queues into this worker's private part instead
-    /// (`overflow.rs`), which the next acquire pops.
+    /// (`overflow.rs`), which the next acquire pops. With `multi` (the multi-GPU kernel), a
+    /// claimed batch goes to another GPU that asked for work, and an idle refill also takes
+    /// completions and imports from other GPUs (`peer.rs`).
     pub(crate) unsafe fn steal(
         &self,
         rng: &mut u32,
         q0: u32,
         refill: bool,
+        multi: bool,
     ) -> (u32, u32, u32, u32) {
         if self.num_warps < 2 {
             return (0, 0, 0, 0);
@@ -461,6 +464,24 @@ impl Warp {
                     if got > 0 {
                         // Ordering: relaxed, scope .gpu; written only under the lock we hold.
                         let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
+                        // Another GPU asked for work (a multi-GPU run): the batch goes to it.
+                        if multi
+                            && super::peer::export_stolen(
+                                self.ring(v, q),
+                                self.queue_cap,
+                                q,
+                                head,
+                                got,
+                                self.warp,
+                            )
+                        {
+                            // Ordering: relaxed, scope .gpu; published by the unlock.
+                            a::st_relaxed_gpu_u32(addr_of_mut!((*dq).head), head.wrapping_add(got));
+                            // Ordering: release, scope .gpu; unlock after our reads of the
+                            // entries and the head update.
+                            a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                            return (0, 0, 0, 0);
+                        }
                         return (v, q, head, got);
                     }
                     // Ordering: release, scope .gpu; unlock.
@@ -470,7 +491,13 @@ impl Warp {
         }
         if refill {
             // SAFETY: the deque thread of this work-first worker, between batches.
-            unsafe { self.refill_from_overflow(q0) };
+            unsafe {
+                self.refill_from_overflow(q0);
+                if multi {
+                    // A multi-GPU run: completions from other GPUs, imports (`peer.rs`).
+                    super::peer::peer_work(self.warp, self.smem, q0);
+                }
+            }
         }
         (0, 0, 0, 0)
     }
@@ -480,12 +507,13 @@ impl Warp {
 /// abort.
 pub(crate) fn stop_requested(c: *mut Control) -> bool {
     // SAFETY: the control block is valid for the whole run.
-    // Ordering: relaxed, scope .gpu; these are flags, the host reads results only after the
-    // kernel has exited, and a late observation only delays the exit.
+    // Ordering: relaxed, scope .sys; these are flags (`done` may be stored by another GPU of
+    // the run, `peer.rs`), the host reads results only after the kernel has exited, and a
+    // late observation only delays the exit.
     unsafe {
-        a::ld_relaxed_gpu_u32(addr_of_mut!((*c).done)) != 0
-            || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).error)) != 0
-            || a::ld_relaxed_gpu_u32(addr_of_mut!((*c).abort)) != 0
+        a::ld_relaxed_sys_u32(addr_of_mut!((*c).done)) != 0
+            || a::ld_relaxed_sys_u32(addr_of_mut!((*c).error)) != 0
+            || a::ld_relaxed_sys_u32(addr_of_mut!((*c).abort)) != 0
     }
 }
 
@@ -699,6 +727,7 @@ pub unsafe fn thread_worker<
     const PROFILE: bool,
     const GLOBAL: bool,
     const SHARED: bool,
+    const MULTI: bool,
 >(
     params: *const Params,
 ) {
@@ -749,7 +778,8 @@ pub unsafe fn thread_worker<
     let mut cur_q: u32 = 0;
     // Per-lane state.
     let mut task = NONE;
-    if warp == 0 {
+    // The root starts on GPU 0 (of a multi-GPU run; `peer.rs`).
+    if warp == 0 && p.gpu == 0 {
         kept = 1;
         if lane == 0 {
             task = p.root_slot;
@@ -817,7 +847,7 @@ pub unsafe fn thread_worker<
                     // part from the overflow queues when no victim had work (`overflow.rs`).
                     let refill = wf && idle_ns >= OVERFLOW_IDLE_NS;
                     // SAFETY: lane 0 owns the warp's deque operations.
-                    (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q, refill) };
+                    (v, sq, head, sg) = unsafe { w.steal(&mut rng, cur_q, refill, MULTI) };
                 }
                 if PROFILE && lane == 0 {
                     // SAFETY: lane 0 owns this warp's profile region.

@@ -22,6 +22,7 @@
 //! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
 //! thread; `cudarc`'s `CudaContext` owns the primary context.
 
+mod multi;
 mod pipeline;
 mod staging;
 mod transfer;
@@ -40,12 +41,13 @@ use crate::profile::{Profile, WarpTrace};
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
     self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
-    SpillHeader, WarpStats, HEADER_BYTES, LANE_FREE_CAP, MAX_INLINE_STEPS, NONE,
+    PeerInfo, SpillHeader, WarpStats, HEADER_BYTES, IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS,
+    LANE_FREE_CAP, MAX_INLINE_STEPS, NONE,
 };
 use gtap_device::task::{Program, TaskFn};
 
 use crate::{
-    config::{Config, Scheduler},
+    config::{Config, Scheduler, MAX_GPUS},
     error::{Error, Result},
     stats::RunStats,
 };
@@ -106,11 +108,17 @@ enum Variant {
     Shared,
     /// The shared-deque ablation with the batch profiler.
     SharedProfiled,
+    /// The work-first scheduler with the multi-GPU channels (`gtap-device`'s `peer.rs`): a
+    /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
+    /// raised fib's registers from 106 to 164).
+    Multi,
 }
 
 impl Variant {
-    fn of(config: &Config) -> Self {
-        if config.scheduler == Scheduler::GlobalQueue {
+    fn of(config: &Config, multi: bool) -> Self {
+        if multi {
+            Self::Multi
+        } else if config.scheduler == Scheduler::GlobalQueue {
             Self::GlobalQueue
         } else if config.scheduler == Scheduler::SharedDeque {
             if config.profile_records > 0 {
@@ -140,9 +148,39 @@ impl Variant {
             Self::GlobalQueue => "_gq",
             Self::Shared => "_shared",
             Self::SharedProfiled => "_shared_profiled",
+            Self::Multi => "_multi",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
+}
+
+/// Which part of a run one GPU plays.
+#[derive(Clone, Copy)]
+struct Part {
+    /// GPUs of the run.
+    gpus: u32,
+    /// This one's index (0 holds the root).
+    gpu: u32,
+}
+
+impl Part {
+    /// A run on one GPU.
+    const ONE: Self = Self { gpus: 1, gpu: 0 };
+}
+
+/// A prepared (then launched) kernel of one GPU, until [`Inner::finish`].
+struct Launch {
+    kernel: Kernel,
+    warps: u32,
+    stats_dev: u64,
+    profile: ProfileRegion,
+}
+
+/// What one GPU's kernel left.
+struct Finished<O> {
+    /// The root's result (on the GPU that holds the root, when it finished).
+    output: Option<O>,
+    stats: RunStats,
 }
 
 /// Device regions of one pool shape (see `layout.rs`).
@@ -160,6 +198,8 @@ struct PoolShape {
     /// Entries of each deque (rounded up to a power of two, at least 64).
     queue_entries: u32,
     wf: bool,
+    /// A multi-GPU run: the completion inbox and the import table too.
+    multi: bool,
 }
 
 impl PoolShape {
@@ -172,6 +212,7 @@ impl PoolShape {
             queues,
             queue_entries,
             wf: false,
+            multi: false,
         }
     }
 }
@@ -214,6 +255,14 @@ struct Pools {
     spill_dirty: bool,
     /// The same for the global (ablation) or overflow (work first) queues' rings.
     gq_dirty: bool,
+    /// Multi-GPU runs (0 otherwise): the completion inbox (a [`GlobalQueueHeader`], then
+    /// `inbox_cap` `u32`), its capacity (every slot), and whether a run left entries in it.
+    inbox: u64,
+    inbox_cap: u32,
+    inbox_dirty: bool,
+    /// Multi-GPU runs: the import table (`import_entries` `u64`, zeroed every run).
+    imports: u64,
+    import_entries: u32,
 }
 
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
@@ -253,6 +302,15 @@ struct Inner {
     /// Pinned host buffer for progress snapshots (grown on demand).
     progress_host: Vec<u32>,
     poisoned: bool,
+    /// The CUDA device ordinal.
+    ordinal: u32,
+    /// This GPU's index in a multi-GPU run (0: the root's, and the one of a one-GPU run).
+    gpu_index: u32,
+    /// Partitions of this device that run at once ([`crate::Devices::Partitions`]; 1 otherwise):
+    /// the grid is the occupancy query's divided by it, so that all are co-resident.
+    share: u32,
+    /// The peer table of a multi-GPU run (`MAX_GPUS` [`PeerInfo`]).
+    peers: u64,
 }
 
 // SAFETY: the raw handles are plain driver handles, valid from any thread once the context is
@@ -267,7 +325,13 @@ unsafe impl Sync for Inner {}
 const ROOT_RESULT_BYTES: usize = 4096;
 
 impl Inner {
-    fn new(config: &Config, ptx: &'static str) -> Result<Self> {
+    fn new(
+        config: &Config,
+        ptx: &'static str,
+        ordinal: u32,
+        gpu_index: u32,
+        share: u32,
+    ) -> Result<Self> {
         if !available() {
             return Err(Error::NoGpu {
                 reason: "no CUDA driver or no CUDA device".into(),
@@ -278,7 +342,7 @@ impl Inner {
                 reason: "the PTX module is empty".into(),
             });
         }
-        let ctx = CudaContext::new(0)
+        let ctx = CudaContext::new(ordinal as usize)
             .map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
         ctx.bind_to_thread()
             .map_err(|e| Error::Driver(format!("{e:?}")))?;
@@ -309,6 +373,10 @@ impl Inner {
             error_dev: 0,
             progress_host: Vec::new(),
             poisoned: false,
+            ordinal,
+            gpu_index,
+            share,
+            peers: 0,
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
         // SAFETY: out-pointers to fields of `me`; the context is bound.
@@ -340,6 +408,7 @@ impl Inner {
         me.params = dev_alloc(size_of::<Params>())?;
         me.control = dev_alloc(size_of::<Control>())?;
         me.root_result = dev_alloc(ROOT_RESULT_BYTES)?;
+        me.peers = dev_alloc(MAX_GPUS * size_of::<PeerInfo>())?;
         Ok(me)
     }
 
@@ -350,9 +419,9 @@ impl Inner {
     }
 
     /// The kernel of program `P`, sized on first use.
-    fn kernel<P: Program>(&mut self) -> Result<Kernel> {
+    fn kernel<P: Program>(&mut self, multi: bool) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let variant = Variant::of(&self.config);
+        let variant = Variant::of(&self.config, multi);
         let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
@@ -395,7 +464,8 @@ impl Inner {
                 smem as usize,
             )
         })?;
-        let max_grid = per_sm.max(0) as u32 * self.sm_count;
+        // Partitions of one device share its SMs: each gets its part of the resident grid.
+        let max_grid = per_sm.max(0) as u32 * self.sm_count / self.share;
         if max_grid == 0 {
             return Err(Error::InvalidConfig {
                 field: "block",
@@ -452,6 +522,7 @@ impl Inner {
             queues,
             queue_entries,
             wf,
+            multi,
         } = shape;
         let slot_bytes = u32::try_from(stride.next_multiple_of(16))
             .ok()
@@ -471,6 +542,7 @@ impl Inner {
                 && p.n == n
                 && (p.gq_rings != 0) == (global || wf)
                 && p.wf == wf
+                && (p.inbox != 0) == multi
             {
                 return Ok(());
             }
@@ -484,7 +556,9 @@ impl Inner {
         // arena).
         let total_slots = if wf {
             let budget = self.wf_pool_bytes()?;
-            let slots = wf_slots(budget, slot_bytes as usize, queues as usize);
+            // The inbox of a multi-GPU run takes one more entry per record.
+            let rings = queues as usize + usize::from(multi);
+            let slots = wf_slots(budget, slot_bytes as usize, rings).min(IMPORT_BASE as usize - 1);
             let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
                 return Err(Error::InvalidConfig {
@@ -544,6 +618,11 @@ impl Inner {
             total_slots,
             spill_dirty: false,
             gq_dirty: false,
+            inbox: 0,
+            inbox_cap: 0,
+            inbox_dirty: false,
+            imports: 0,
+            import_entries: 0,
         };
         let r = (|| -> Result<()> {
             p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
@@ -568,6 +647,14 @@ impl Inner {
             p.progress = dev_alloc(w * 4)?;
             p.stats = dev_alloc(w * size_of::<WarpStats>())?;
             p.scratch = dev_alloc(w * slot_bytes as usize)?;
+            if multi {
+                p.inbox_cap = total_slots.next_power_of_two();
+                p.inbox = dev_alloc(size_of::<GlobalQueueHeader>() + p.inbox_cap as usize * 4)?;
+                p.import_entries = IMPORTS_PER_WARP * warps.min(IMPORT_WARPS);
+                p.imports = dev_alloc(p.import_entries as usize * 8)?;
+                // Dirty until the first run's reset zeroes it.
+                p.inbox_dirty = true;
+            }
             if global || wf {
                 p.gq_headers = dev_alloc(queues as usize * size_of::<GlobalQueueHeader>())?;
                 p.gq_rings = dev_alloc(queues as usize * p.gq_cap as usize * 4)?;
@@ -595,6 +682,29 @@ impl Inner {
         stride: usize,
     ) -> Result<(T::Output, RunStats)> {
         let t0 = Instant::now();
+        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        self.launch(&launch)?;
+        self.wait(launch.warps)?;
+        let end = self.finish::<P, T>(launch)?;
+        let mut stats = end.stats;
+        stats.elapsed = t0.elapsed();
+        match end.output {
+            Some(out) => Ok((out, stats)),
+            None => Err(Error::Protocol {
+                task: T::NAME,
+                detail: "the GPU workers exited before the root task finished",
+            }),
+        }
+    }
+
+    /// Everything of a run up to the launch: the kernel, the pools, the params and control
+    /// block, the root's slot (on GPU 0 of the run), queued on the run stream.
+    fn prepare<P: Program, T: TaskFn>(
+        &mut self,
+        args: T::Args,
+        stride: usize,
+        part: Part,
+    ) -> Result<Launch> {
         if self.poisoned {
             return Err(Error::ContextLost);
         }
@@ -605,7 +715,7 @@ impl Inner {
                 detail: "root arguments or result larger than the frame",
             });
         }
-        let k = self.kernel::<P>()?;
+        let k = self.kernel::<P>(part.gpus > 1)?;
         let warps = k.grid * k.workers_per_block;
         // Work-first pools (one per warp, block-level workers' warps included) under the
         // default scheduler.
@@ -634,6 +744,7 @@ impl Inner {
                     queues: 2,
                     queue_entries: entries,
                     wf,
+                    multi: false,
                 };
                 (frames, per_thread, shape)
             } else {
@@ -663,6 +774,7 @@ impl Inner {
                 queues: self.config.queues,
                 queue_entries: self.config.tasks_per_warp,
                 wf,
+                multi: part.gpus > 1,
             };
             (stride, 0, shape)
         } else {
@@ -723,6 +835,10 @@ impl Inner {
             lane_frees: pools.lane_frees,
             // Thread-level programs only (see `Params::overflow_spills`).
             overflow_spills: u32::from(!P::HAS_BLOCK),
+            gpus: part.gpus,
+            gpu: part.gpu,
+            peers: self.peers,
+            imports: pools.imports,
         };
         let control = Control {
             live: 1,
@@ -751,6 +867,22 @@ impl Inner {
         // SAFETY: every region was allocated with these sizes; the host sources outlive the
         // calls (pageable async copies are staged before they return).
         unsafe {
+            if pools.inbox != 0 {
+                let entries = if pools.inbox_dirty {
+                    pools.inbox_cap as usize
+                } else {
+                    0
+                };
+                let header = size_of::<GlobalQueueHeader>() / 4;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.inbox, 0, header + entries, s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.imports, 0, pools.import_entries as usize * 2, s),
+                )?;
+            }
             if pools.wf {
                 if pools.spill_dirty {
                     check(
@@ -803,14 +935,60 @@ impl Inner {
             )?;
             htod(self.control, &control, s)?;
             htod(self.params, &params, s)?;
-            check(
-                "cuMemcpyHtoDAsync",
-                sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
-            )?;
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
-            )?;
+            if part.gpu == 0 {
+                check(
+                    "cuMemcpyHtoDAsync",
+                    sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
+                )?;
+            }
+        }
+        Ok(Launch {
+            kernel: k,
+            warps,
+            stats_dev,
+            profile,
+        })
+    }
+
+    /// What this GPU tells the others of a multi-GPU run (after [`Inner::prepare`]).
+    fn peer_info(&self) -> PeerInfo {
+        let p = self.pools.as_ref();
+        PeerInfo {
+            control: self.control,
+            slots: p.map_or(0, |p| p.slots),
+            gq_headers: p.map_or(0, |p| p.gq_headers),
+            gq_rings: p.map_or(0, |p| p.gq_rings),
+            inbox: p.map_or(0, |p| p.inbox),
+            gq_cap: p.map_or(0, |p| p.gq_cap),
+            inbox_cap: p.map_or(0, |p| p.inbox_cap),
+        }
+    }
+
+    /// Queues the peer table of a multi-GPU run on the run stream (before the launch).
+    fn write_peers(&self, table: &[PeerInfo]) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the table region holds MAX_GPUS entries (table.len() <= MAX_GPUS); the
+        // pageable source is staged before the call returns.
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                self.peers,
+                table.as_ptr().cast(),
+                size_of_val(table),
+                self.stream,
+            )
+        })
+    }
+
+    /// Launches the prepared kernel between the timing events.
+    fn launch(&mut self, l: &Launch) -> Result<()> {
+        self.bind()?;
+        let (k, s) = (l.kernel, self.stream);
+        // SAFETY: the params were queued on this stream by `prepare`.
+        unsafe {
             check("cuEventRecord", sys::cuEventRecord(self.start, s))?;
             let mut arg = self.params;
             let mut kargs = [(&raw mut arg).cast::<c_void>()];
@@ -833,13 +1011,26 @@ impl Inner {
             check("cuEventRecord", sys::cuEventRecord(self.end, s))?;
         }
         if let Some(p) = self.pools.as_mut() {
-            // Until the run is known to have ended with them empty (below).
+            // Until the run is known to have ended with them empty (`finish`).
             p.spill_dirty = p.wf;
             p.gq_dirty = p.wf;
+            p.inbox_dirty = p.inbox != 0;
         }
-        self.wait(warps)?;
+        Ok(())
+    }
 
-        // The kernel exited: read what it left.
+    /// After the kernel exited: what it left. `output` is the root's result (GPU 0 of a run,
+    /// when the root finished); the error is the one this GPU recorded.
+    fn finish<P: Program, T: TaskFn>(&mut self, l: Launch) -> Result<Finished<T::Output>> {
+        self.bind()?;
+        let Launch {
+            kernel: k,
+            warps,
+            stats_dev,
+            profile,
+        } = l;
+        let w = warps as usize;
+        let s = self.stream;
         let mut ctl = Control::default();
         // SAFETY: the control block holds one Control.
         unsafe { dtoh(&raw mut ctl, self.control, s)? };
@@ -860,23 +1051,24 @@ impl Inner {
                 left |= g.alloc != g.head;
             }
             p.gq_dirty = left;
+            if p.inbox != 0 {
+                let mut g = GlobalQueueHeader::default();
+                // SAFETY: the inbox starts with one GlobalQueueHeader.
+                unsafe { dtoh(&raw mut g, p.inbox, s)? };
+                p.inbox_dirty = ctl.error != 0 || g.alloc != g.head;
+            }
         }
         if ctl.error != 0 {
             return Err(self.device_error::<P>());
         }
-        if ctl.done == 0 {
-            return Err(Error::Protocol {
-                task: T::NAME,
-                detail: "the GPU workers exited before the root task finished",
-            });
-        }
+        let root_here = ctl.done != 0 && self.gpu_index == 0;
         let mut out = MaybeUninit::<T::Output>::uninit();
         let mut stats = vec![WarpStats::default(); w];
         let mut kernel_ms = 0f32;
         // SAFETY: the root wrote its output (a `T::Output`) to root_result; stats hold `w`
         // entries.
         let output = unsafe {
-            if size_of::<T::Output>() > 0 {
+            if root_here && size_of::<T::Output>() > 0 {
                 check(
                     "cuMemcpyDtoHAsync",
                     sys::cuMemcpyDtoHAsync_v2(
@@ -901,7 +1093,7 @@ impl Inner {
                 "cuEventElapsedTime",
                 sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
             )?;
-            out.assume_init()
+            root_here.then(|| out.assume_init())
         };
         let (mut steps, mut spawned, mut steals) = (0u64, 0u64, 0u64);
         for st in &stats {
@@ -913,21 +1105,23 @@ impl Inner {
         let stats = RunStats {
             backend: "gpu",
             workers: w,
-            tasks: spawned + 1,
+            tasks: spawned + u64::from(self.gpu_index == 0),
             steps,
             steals,
-            elapsed: t0.elapsed(),
             kernel_time: Some(Duration::from_secs_f64(f64::from(kernel_ms) / 1e3)),
             profile,
+            gpus: 1,
+            cross_steals: u64::from(ctl.import_claims),
+            cross_tasks: u64::from(ctl.imported),
+            cross_bytes: u64::from(ctl.imported)
+                * (u64::from(self.pools.as_ref().map_or(0, |p| p.slot_bytes)) + 8),
+            ..RunStats::default()
         };
-        Ok((output, stats))
+        Ok(Finished { output, stats })
     }
 
     /// Waits for the kernel, polling the progress counters; a hang or a fault becomes an error.
     fn wait(&mut self, warps: u32) -> Result<()> {
-        let w = warps as usize;
-        self.progress_host.resize(w, 0);
-        let progress = self.pools.as_ref().map_or(0, |p| p.progress);
         let mut last_sum = 0u64;
         let mut last_change = Instant::now();
         let mut next_poll = Instant::now() + Duration::from_millis(10);
@@ -944,25 +1138,7 @@ impl Inner {
             let now = Instant::now();
             if now >= next_poll {
                 next_poll = now + Duration::from_millis(10);
-                // SAFETY: `progress_host` holds `w` u32; the progress region too. The copy runs
-                // on the watch stream while the kernel runs on the other.
-                unsafe {
-                    check(
-                        "cuMemcpyDtoHAsync",
-                        sys::cuMemcpyDtoHAsync_v2(
-                            self.progress_host.as_mut_ptr().cast(),
-                            progress,
-                            w * 4,
-                            self.watch,
-                        ),
-                    )?;
-                    check("cuStreamSynchronize", sys::cuStreamSynchronize(self.watch))?;
-                }
-                let sum = self
-                    .progress_host
-                    .iter()
-                    .map(|&x| u64::from(x))
-                    .sum::<u64>();
+                let sum = self.progress_sum(warps)?;
                 if sum != last_sum {
                     last_sum = sum;
                     last_change = now;
@@ -975,19 +1151,49 @@ impl Inner {
         }
     }
 
-    /// Stops a hung kernel through the abort word; returns the error to report.
-    fn abort(&mut self, after: Duration) -> Error {
+    /// Sets the abort word the workers poll (the kernel keeps running until they see it).
+    fn request_abort(&self) -> CuResult {
         let one = 1u32;
         let addr = self.control + core::mem::offset_of!(Control, abort) as u64;
         // SAFETY: the control block is allocated; the watch stream runs beside the kernel.
-        let r = unsafe {
+        unsafe {
+            if self.bind().is_err() {
+                return CuResult::CUDA_ERROR_INVALID_CONTEXT;
+            }
             let r = sys::cuMemcpyHtoDAsync_v2(addr, (&raw const one).cast(), 4, self.watch);
             if r == OK {
                 sys::cuStreamSynchronize(self.watch)
             } else {
                 r
             }
-        };
+        }
+    }
+
+    /// The sum of the per-warp progress counters of a running kernel of `warps` warps.
+    fn progress_sum(&mut self, warps: u32) -> Result<u64> {
+        let w = warps as usize;
+        self.progress_host.resize(w, 0);
+        let progress = self.pools.as_ref().map_or(0, |p| p.progress);
+        // SAFETY: `progress_host` holds `w` u32; the progress region too. The copy runs on the
+        // watch stream while the kernel runs on the other.
+        unsafe {
+            check(
+                "cuMemcpyDtoHAsync",
+                sys::cuMemcpyDtoHAsync_v2(
+                    self.progress_host.as_mut_ptr().cast(),
+                    progress,
+                    w * 4,
+                    self.watch,
+                ),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(self.watch))?;
+        }
+        Ok(self.progress_host.iter().map(|&x| u64::from(x)).sum())
+    }
+
+    /// Stops a hung kernel through the abort word; returns the error to report.
+    fn abort(&mut self, after: Duration) -> Error {
+        let r = self.request_abort();
         let deadline = Instant::now() + Duration::from_secs(5);
         while r == OK && Instant::now() < deadline {
             // SAFETY: a valid stream.
@@ -1095,7 +1301,7 @@ impl Drop for Inner {
         }
         // SAFETY: handles created in `new` (null ones are skipped by the driver or here).
         unsafe {
-            for d in [self.params, self.control, self.root_result] {
+            for d in [self.params, self.control, self.root_result, self.peers] {
                 if d != 0 {
                     let _ = sys::cuMemFree_v2(d);
                 }
@@ -1118,9 +1324,12 @@ impl Drop for Inner {
     }
 }
 
-/// A runtime on one GPU.
+/// A runtime on one GPU, or on several (`Config::devices`).
 pub(crate) struct GpuBackend {
+    /// The first GPU: the root's, the buffers', the only one of a one-GPU runtime.
     inner: Box<Inner>,
+    /// The other GPUs (or partitions) of a multi-GPU runtime.
+    others: Vec<Inner>,
     /// User data's copies. Declared after `inner`, so dropped after it: it holds the context
     /// for the frees of its staging memory.
     transfers: transfer::Transfers,
@@ -1128,9 +1337,20 @@ pub(crate) struct GpuBackend {
 
 impl GpuBackend {
     pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
-        let inner = Box::new(Inner::new(config, ptx)?);
+        let (ordinals, share) = multi::ordinals(&config.devices)?;
+        let inner = Box::new(Inner::new(config, ptx, ordinals[0], 0, share)?);
+        let mut others = Vec::new();
+        for (i, &d) in ordinals.iter().enumerate().skip(1) {
+            others.push(Inner::new(config, ptx, d, i as u32, share)?);
+        }
+        multi::enable_peer_access(&inner, &others)?;
+        inner.bind()?;
         let transfers = transfer::Transfers::new(inner.ctx.clone(), config.transfer)?;
-        Ok(Self { inner, transfers })
+        Ok(Self {
+            inner,
+            others,
+            transfers,
+        })
     }
 
     pub(crate) fn run<P: Program, T: TaskFn>(
@@ -1139,7 +1359,15 @@ impl GpuBackend {
         args: T::Args,
         stride: usize,
     ) -> Result<(T::Output, RunStats)> {
-        self.inner.run::<P, T>(entry, args, stride)
+        // Only thread-level programs with joins spread over GPUs (`Devices`).
+        if self.others.is_empty() || P::HAS_BLOCK || !P::JOINS {
+            let r = self.inner.run::<P, T>(entry, args, stride);
+            return r.map(|(o, mut st)| {
+                st.gpus = 1;
+                (o, st)
+            });
+        }
+        multi::run::<P, T>(&mut self.inner, &mut self.others, args, stride)
     }
 }
 
@@ -1286,6 +1514,8 @@ fn free_pools(p: &Pools) {
         p.lane_frees,
         p.spill,
         p.spill_ring,
+        p.inbox,
+        p.imports,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).

@@ -1,0 +1,395 @@
+//! Work across GPUs: one task tree on the persistent kernels of several GPUs (or of several
+//! partitions of one GPU, which run the same code), with work moving between them only
+//! through two channels in memory every GPU of the run maps.
+//!
+//! Each GPU runs the work-first scheduler on its own pools and deques, with device-scope
+//! protocols, exactly as on one GPU. Nothing of another GPU is touched on the common path:
+//! no task slot, deque or pool is shared, and no device-scope atomic ever meets one of
+//! another GPU (two atomics of different GPUs are morally strong only at system scope, so
+//! every word that GPUs share is accessed at system scope by all of them).
+//!
+//! # The channels
+//!
+//! - **Export** (the victim GPU `V`): `V`'s overflow queues, whose accesses are all at system
+//!   scope in a multi-GPU run (`global_queue.rs`). An idle GPU `T` that finds nothing sets
+//!   `V`'s [`Control::hungry`]; the next warp of `V` that steals a batch locally
+//!   ([`Warp::steal`]) takes the request (an exchange) and, instead of running the batch,
+//!   pushes it (up to 32 old tasks, already marked shared when they were released) to its
+//!   overflow queue ([`export_stolen`]).
+//! - **Import** (`T`, lane 0 of an idle warp, [`peer_work`]): claims up to
+//!   [`IMPORTS_PER_WARP`] entries from a peer's overflow queue, copies each task's record
+//!   (header and frame) into a slot of its own, with the parent `IMPORT_BASE + i` (`i` an
+//!   entry of `T`'s import table, which keeps `(V, V's slot)`), and pushes the copies on its
+//!   private part. `V`'s slot stays allocated, a placeholder for the task, whose parent waits
+//!   for it as for any child.
+//! - **Completion**: the copy and its subtree run on `T` like any task; its result goes
+//!   through its result pointer, an address in `V`'s memory (peer access). When it completes,
+//!   the join finds the import marker instead of a slot ([`finish_root`]): the finishing thread
+//!   fences at system scope and pushes `V`'s slot to `V`'s *completion inbox* (a ring with the
+//!   global-queue protocol, system scope). An idle warp of `V` ([`peer_work`]) claims it,
+//!   frees the placeholder and completes the parent's join on the shared path of `join.rs`
+//!   (the parent is marked shared: its child was released before it was stolen).
+//! - **End**: when the root (on GPU 0) completes, [`finish_root`] stores `done` on every GPU.
+//!   A device error stops its own GPU; the host stops the others (`abort`).
+//!
+//! # Memory model (the argument in full: `docs/gpu-runtime.md`, "Several GPUs")
+//!
+//! Export: the exporter's claim on the local deque (acquire, `.gpu`) orders the tasks' records
+//! before it; its `fence.acq_rel.sys` and the release of the overflow queue's `tail` (`.sys`)
+//! publish them to the importer, which acquires `tail` (`.sys`) and fences (`.sys`) before it
+//! copies them. Completion: the result is written (a plain store to the exporter's memory)
+//! before the thread that completes the import fences at system scope and commits the inbox
+//! entry with a `.sys` release; the exporter's warp acquires it and fences at system scope,
+//! then runs the device-scope shared join. Causality order is transitive across these
+//! morally strong pairs, so the parent resumes after its child's result.
+
+use core::ptr::addr_of_mut;
+
+use super::global_queue::GlobalQueues;
+use super::layout::{
+    is_slot, Control, Header, Params, PeerInfo, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED,
+    IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS, NONE,
+};
+use super::worker::Warp;
+use crate::arch::nvptx as a;
+
+/// Completions an idle warp takes from the inbox at once.
+const INBOX_BATCH: u32 = 32;
+
+/// The running kernel's params (read from memory: every function here is on a cold path).
+#[inline(always)]
+fn run() -> &'static Params {
+    // SAFETY: the params of the running kernel (`set_params` ran first); valid for the run.
+    unsafe { &*super::params() }
+}
+
+/// GPU `g`'s entry of the peer table.
+///
+/// # Safety
+///
+/// `g < p.gpus` and the run has several GPUs.
+#[inline(always)]
+unsafe fn peer(p: &Params, g: u32) -> PeerInfo {
+    // SAFETY: the host wrote `gpus` entries.
+    unsafe { (p.peers as *const PeerInfo).add(g as usize).read() }
+}
+
+/// Lane 0 of a warp that has just claimed `got` entries from position `head` of a local deque
+/// (`ring`, `queue_cap` entries, EPAQ queue `q`), holding that deque's steal lock: when another
+/// GPU asked for work, exports the entries to this GPU's overflow queue `q` and returns true
+/// (the caller then releases the victim's steal end and runs nothing). False on one GPU.
+///
+/// # Safety
+///
+/// As described; the entries are claimed (acquired) by this thread.
+#[inline(never)]
+pub(crate) unsafe fn export_stolen(
+    ring: *mut u32,
+    queue_cap: u32,
+    q: u32,
+    head: u32,
+    got: u32,
+    warp: u32,
+) -> bool {
+    let p = run();
+    if p.gpus < 2 {
+        return false;
+    }
+    let c = p.control as *mut Control;
+    // SAFETY: the control block; claimed ring entries; a reserved overflow range.
+    unsafe {
+        // Ordering: relaxed, scope .sys; a request another GPU stored, read cheaply first (the
+        // exchange below decides who serves it).
+        if a::ld_relaxed_sys_u32(addr_of_mut!((*c).hungry)) == 0 {
+            return false;
+        }
+        // Ordering: relaxed, scope .sys; one exporter per request.
+        if a::atom_relaxed_sys_exch_u32(addr_of_mut!((*c).hungry), 0) == 0 {
+            return false;
+        }
+        let gq = GlobalQueues::of_run();
+        let base = gq.reserve(q, got, warp, 0);
+        if base == NONE {
+            // Recorded as an error (the ring holds every slot, so only a broken run gets
+            // here); the caller runs the batch while the run drains.
+            return false;
+        }
+        for j in 0..got {
+            let slot = ring
+                .add((head.wrapping_add(j) & (queue_cap - 1)) as usize)
+                .read();
+            gq.write(q, base.wrapping_add(j), slot);
+        }
+        // Release side of the export: the tasks' records (acquired by our claim) and the
+        // entries, before the commit's `.sys` release of `tail` that importers acquire.
+        gq.fence();
+        gq.commit(q, base, got);
+        // Ordering: relaxed, scope .gpu; a statistic the host reads after the run.
+        a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).exported), got);
+    }
+    true
+}
+
+/// The join reached a parent that is not a slot (`parent` is [`NONE`] or an import marker,
+/// see `layout::IMPORT_BASE`): the root is done, or an imported task is.
+///
+/// # Safety
+///
+/// Called by the thread that completed the task whose parent this is, after the task's result
+/// was written (program order, or the shared join's fences).
+#[inline(never)]
+pub(crate) unsafe fn finish_root(parent: u32) {
+    let p = run();
+    let c = p.control as *mut Control;
+    // SAFETY: the control block, the peer table, the import table.
+    unsafe {
+        if parent == NONE {
+            // Ordering: release, scope .gpu; the root's result is written before.
+            a::st_release_gpu_u32(addr_of_mut!((*c).done), 1);
+            if p.gpus > 1 {
+                // Every GPU stops: nothing of the tree is left anywhere (every import's
+                // completion was counted in an ancestor's join before the root completed).
+                // Ordering: release, scope .sys; the other GPUs read results only on the host.
+                for g in 0..p.gpus {
+                    if g != p.gpu {
+                        let pc = peer(p, g).control as *mut Control;
+                        a::st_release_sys_u32(addr_of_mut!((*pc).done), 1);
+                    }
+                }
+            }
+            return;
+        }
+        let e = (p.imports as *mut u64).add((parent - IMPORT_BASE) as usize);
+        // Plain: written by the importer before the task was pushed on this GPU (ordered to
+        // us through that task's publication and its subtree's joins).
+        let v = e.read();
+        // Ordering: relaxed, scope .gpu; the importing warp reuses the entry once it reads 0.
+        a::st_relaxed_gpu_u64(e, 0);
+        let (g, slot) = (((v >> 32) as u32).wrapping_sub(1), v as u32);
+        if v == 0 || g >= p.gpus {
+            super::worker::record_error(c, p.error as *mut _, ERR_PROTOCOL, 0, 0, 0, 0, parent);
+            return;
+        }
+        // Release side of the completion: the result (written into GPU g's memory) and
+        // everything this thread has seen, before the inbox entry.
+        a::fence_acq_rel_sys();
+        let inbox = GlobalQueues::inbox_of(&peer(p, g));
+        let pos = inbox.reserve(0, 1, 0, 0);
+        if pos == NONE {
+            return;
+        }
+        inbox.write(0, pos, slot);
+        inbox.fence();
+        inbox.commit(0, pos, 1);
+    }
+}
+
+/// Lane 0 of an idle warp whose steals and overflow refill found nothing (the warp's
+/// `smem`, EPAQ queue `q0` first): takes this GPU's completed exports from its inbox, then,
+/// if its private part is still empty, imports tasks from another GPU, or asks one for
+/// work. Nothing on one GPU.
+///
+/// # Safety
+///
+/// Lane 0 of worker `warp` (thread-level, work first), between batches, holding no task.
+#[inline(never)]
+pub(crate) unsafe fn peer_work(warp: u32, smem: *mut u32, q0: u32) {
+    let p = run();
+    if p.gpus < 2 {
+        return;
+    }
+    let w = Warp::new(p, warp, 0, smem);
+    // SAFETY: forwarded; this warp's own words.
+    unsafe {
+        // The pools' shared words as a batch's end leaves them (allocations below may race
+        // the top below zero, which the next call or batch end clamps again).
+        w.refill_wf();
+        let me = peer(p, p.gpu);
+        let inbox = GlobalQueues::inbox_of(&me);
+        let (base, got) = inbox.pop(0, INBOX_BATCH);
+        if got > 0 {
+            // Acquire side of the importers' commits: the results of the exported tasks.
+            inbox.fence();
+            for j in 0..got {
+                let slot = inbox.take(0, base.wrapping_add(j));
+                if slot != NONE {
+                    w.complete_export(slot);
+                }
+            }
+        }
+        if w.private_total() > 0 || warp >= IMPORT_WARPS {
+            return;
+        }
+        w.import(p, q0);
+    }
+}
+
+impl Warp {
+    /// Tasks in this warp's private parts.
+    unsafe fn private_total(&self) -> u32 {
+        let mut n = 0;
+        for q in 0..self.queues {
+            // SAFETY: this warp's shared words.
+            // Ordering: relaxed, scope .cta; the deque thread's own words.
+            n += unsafe { a::ld_relaxed_cta_u32(self.sm_private(q)) };
+        }
+        n
+    }
+
+    /// Lane 0, between batches: puts the ready task `slot` on this warp's private part of
+    /// queue `q`, or on the overflow queue `q` when the ring is half full (it always has room).
+    unsafe fn push_ready(&self, q: u32, slot: u32) {
+        let sq = self.sm_queue(q);
+        let pr = self.sm_private(q);
+        // SAFETY: this warp's shared words and ring; the overflow queue q < queues.
+        unsafe {
+            // Ordering: relaxed, scope .cta; the deque thread's own words.
+            let tail = a::ld_relaxed_cta_u32(sq);
+            // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
+            let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
+            if tail.wrapping_sub(head) < self.queue_cap / 2 {
+                *self
+                    .ring(self.warp, q)
+                    .add((tail & (self.queue_cap - 1)) as usize) = slot;
+                a::st_relaxed_cta_u32(sq, tail.wrapping_add(1));
+                a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + 1);
+                return;
+            }
+            // Its ancestors are marked (it came through another GPU, or was resumed by
+            // one), so it may go where any worker takes it.
+            let gq = GlobalQueues::of_run();
+            let pos = gq.reserve(q, 1, self.warp, 0);
+            if pos != NONE {
+                gq.write(q, pos, slot);
+                gq.fence();
+                gq.commit(q, pos, 1);
+            }
+        }
+    }
+
+    /// Lane 0 of an idle warp, after the inbox's acquire: the exported task `slot` (a
+    /// placeholder: another GPU ran it) finished. Frees it and completes its parent's join on
+    /// the shared path, upwards while a parent whose body had returned loses its last child.
+    unsafe fn complete_export(&self, slot: u32) {
+        // SAFETY (whole body): the placeholder and its suspended ancestors are alive (their
+        // joins wait for it); this warp is between batches (its free stack is clamped).
+        unsafe {
+            let mut parent = (*self.header(slot)).parent;
+            self.free_one_wf(slot);
+            loop {
+                if !is_slot(parent) {
+                    finish_root(parent);
+                    return;
+                }
+                let ph: *mut Header = self.header(parent);
+                if (*ph).flags & FLAG_SHARED == 0 {
+                    // A task that left its warp has marked ancestors (`deque.rs`).
+                    self.record_error(ERR_PROTOCOL, (*ph).kind, 0, parent);
+                    return;
+                }
+                // Release side of the shared join (the results this thread acquired).
+                a::fence_acq_rel_gpu();
+                // Ordering: relaxed, scope .gpu, after the fence (a release pattern); the RMWs
+                // on `pending` form a release sequence (`join.rs`).
+                let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
+                if old != 1 {
+                    return;
+                }
+                // Acquire side: the other children's results, and the parent's header.
+                a::fence_acq_rel_gpu();
+                if (*ph).flags & FLAG_DONE != 0 {
+                    let next = (*ph).parent;
+                    self.free_one_wf(parent);
+                    parent = next;
+                    continue;
+                }
+                self.push_ready((*ph).queue, parent);
+                return;
+            }
+        }
+    }
+
+    /// Lane 0 of an idle warp with an empty private part: imports up to
+    /// [`IMPORTS_PER_WARP`] tasks (as many as its import-table entries are free) from the
+    /// first peer GPU with exported ones, or, finding none, asks one peer to export.
+    unsafe fn import(&self, p: &Params, q0: u32) {
+        let table = (p.imports as *mut u64).wrapping_add((self.warp * IMPORTS_PER_WARP) as usize);
+        let mut room = 0;
+        for j in 0..IMPORTS_PER_WARP {
+            // SAFETY: this warp's entries of the import table.
+            // Ordering: relaxed, scope .gpu; cleared by the thread that completes an import.
+            room += u32::from(unsafe { a::ld_relaxed_gpu_u64(table.add(j as usize)) } == 0);
+        }
+        if room == 0 {
+            return;
+        }
+        let c = p.control as *mut Control;
+        for k in 1..p.gpus {
+            let g = (p.gpu + k) % p.gpus;
+            // SAFETY: g < gpus.
+            let src = unsafe { peer(p, g) };
+            let gq = GlobalQueues::of_peer(&src);
+            for i in 0..self.queues {
+                let q = (q0 + i) % self.queues;
+                // SAFETY (block): q < queues (one program: the same count on every GPU);
+                // claimed positions; the claimed tasks' records, acquired by the fence.
+                unsafe {
+                    let (base, got) = gq.pop(q, room);
+                    if got == 0 {
+                        continue;
+                    }
+                    // Acquire side of the exporter's commit: the tasks' records.
+                    gq.fence();
+                    let mut j = 0;
+                    for n in 0..got {
+                        let remote = gq.take(q, base.wrapping_add(n));
+                        if remote == NONE {
+                            return;
+                        }
+                        while a::ld_relaxed_gpu_u64(table.add(j as usize)) != 0 {
+                            j += 1;
+                        }
+                        let from = (src.slots as *const u8)
+                            .add(remote as usize * self.slot_bytes)
+                            .cast::<u64>();
+                        let h = from.cast::<Header>().read();
+                        let local = self.alloc_wf(h.kind);
+                        if local == NONE {
+                            return;
+                        }
+                        let to = self.header(local).cast::<u64>();
+                        for x in 4..self.slot_bytes / 8 {
+                            to.add(x).write(from.add(x).read());
+                        }
+                        to.cast::<Header>().write(Header {
+                            pending: 0,
+                            parent: IMPORT_BASE + self.warp * IMPORTS_PER_WARP + j,
+                            flags: 0,
+                            ..h
+                        });
+                        // Plain: read by whoever completes the import, after the task's
+                        // publication on this GPU.
+                        table
+                            .add(j as usize)
+                            .write((u64::from(g) + 1) << 32 | u64::from(remote));
+                        self.push_ready(q, local);
+                    }
+                    // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).imported), got);
+                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).import_claims), 1);
+                    return;
+                }
+            }
+        }
+        // Nothing exported anywhere: ask one peer (a different one per warp).
+        let g = (p.gpu + 1 + self.warp % (p.gpus - 1)) % p.gpus;
+        // SAFETY: g < gpus; its control block.
+        unsafe {
+            let pc = peer(p, g).control as *mut Control;
+            // Ordering: relaxed, scope .sys; a request (its exporter exchanges it back to 0).
+            if a::ld_relaxed_sys_u32(addr_of_mut!((*pc).hungry)) == 0 {
+                a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), 1);
+            }
+        }
+    }
+}
