@@ -297,3 +297,31 @@ fn wait_exit(all: &mut [&mut Inner], running: &mut [bool]) {
 
 // The control block's layout is shared with the device; the abort word is what stops it.
 const _: () = assert!(core::mem::size_of::<Control>() == 64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_and_one_need_no_driver() {
+        assert_eq!(ordinals(&Devices::One).unwrap(), (vec![0], 1));
+        assert_eq!(
+            ordinals(&Devices::Partitions(3)).unwrap(),
+            (vec![0, 0, 0], 3)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_gpu() {
+        let e = Error::OnGpu {
+            gpu: 1,
+            device: 3,
+            error: Box::new(Error::Hang {
+                after: Duration::from_secs(2),
+            }),
+        };
+        assert!(matches!(e.innermost(), Error::Hang { .. }));
+        let msg = e.to_string();
+        assert!(msg.starts_with("on GPU 1 of the run (CUDA device 3): no task made progress"));
+    }
+}
