@@ -138,14 +138,20 @@ impl Warp {
     /// Lane 0, at the end of a batch: how many private entries of queue `q` to release now
     /// (0: none), from the public `count` (`hint`, read at the batch's start, for queue
     /// `hint_q`; read now for the others) and the release policy; or, when the ring is at
-    /// least half full, [`SPILL`] with the entries to spill to the overflow queue (planned:
-    /// see `overflow.rs`).
+    /// least half full or (`hungry`, multi-GPU kernels only) another GPU asked for work,
+    /// [`SPILL`] with the entries to spill to the overflow queue (planned: see `overflow.rs`).
     ///
     /// # Safety
     ///
     /// Lane 0.
     #[inline(always)]
-    pub(crate) unsafe fn release_amount(&self, q: u32, hint_q: u32, hint: u32) -> u32 {
+    pub(crate) unsafe fn release_amount(
+        &self,
+        q: u32,
+        hint_q: u32,
+        hint: u32,
+        hungry: bool,
+    ) -> u32 {
         // SAFETY (whole body): this warp's shared word and deque header.
         unsafe {
             // Ordering: relaxed, scope .cta; lane 0's own word.
@@ -153,9 +159,11 @@ impl Warp {
             if n == 0 {
                 return 0;
             }
-            // A ring at least half full spills instead (`overflow.rs`).
-            if self.spill_due(q) {
-                let k = self.plan_spill(q);
+            // A ring at least half full spills instead (`overflow.rs`); so does a worker of
+            // a multi-GPU run when another GPU asked for work (`hungry`, read at the batch's
+            // start; `peer.rs`): the spill is its export.
+            if self.spill_due(q) || hungry {
+                let k = self.plan_spill(q, hungry);
                 if k > 0 {
                     return SPILL | k;
                 }

@@ -111,10 +111,11 @@ impl Warp {
     ///
     /// As for [`Warp::spill_due`], after the batch's entries were counted as private.
     #[inline(always)]
-    pub(crate) unsafe fn plan_spill(&self, q: u32) -> u32 {
+    pub(crate) unsafe fn plan_spill(&self, q: u32, export: bool) -> u32 {
         // SAFETY: forwarded; this worker's own words and header.
         unsafe {
             plan_spill(
+                export,
                 self.sm_queue(q),
                 self.sm_private(q),
                 self.deque(self.warp, q),
@@ -181,7 +182,9 @@ impl Warp {
 ///
 /// The deque thread of a work-first worker, between batches; the pointers are its own.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn plan_spill(
+    export: bool,
     sq: *mut u32,
     pr: *mut u32,
     dq: *mut DequeHeader,
@@ -205,7 +208,9 @@ unsafe fn plan_spill(
         // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
         let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
         a::st_relaxed_cta_u32(sq.add(1), head);
-        if private == 0 || tail.wrapping_sub(head) < queue_cap / 2 {
+        // An export (multi-GPU): another GPU asked; one worker serves each request.
+        let export = export && private > 0 && super::peer::take_request();
+        if private == 0 || (!export && tail.wrapping_sub(head) < queue_cap / 2) {
             return 0;
         }
         let m = private / 4;

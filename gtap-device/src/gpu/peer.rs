@@ -12,10 +12,12 @@
 //!
 //! - **Export** (the victim GPU `V`): `V`'s overflow queues, whose accesses are all at system
 //!   scope in a multi-GPU run (`global_queue.rs`). An idle GPU `T` that finds nothing sets
-//!   `V`'s [`Control::hungry`]; the next warp of `V` that steals a batch locally
-//!   ([`Warp::steal`]) takes the request (an exchange) and, instead of running the batch,
-//!   pushes it (up to 32 old tasks, already marked shared when they were released) to its
-//!   overflow queue ([`export_stolen`]).
+//!   `V`'s [`Control::hungry`]. Every busy warp of `V` reads it at the start of its batch
+//!   (the multi-GPU kernel only); the first whose release decision sees it takes the request
+//!   ([`take_request`], an exchange) and spills the oldest three quarters of its private part
+//!   to its overflow queue (`overflow.rs`, the spill marks them shared). A warp of `V` whose
+//!   local steal claims a batch while a request is pending exports that batch instead of
+//!   running it ([`export_stolen`]).
 //! - **Import** (`T`, lane 0 of an idle warp, [`peer_work`]): claims up to
 //!   [`IMPORTS_PER_WARP`] entries from a peer's overflow queue, copies each task's record
 //!   (header and frame) into a slot of its own, with the parent `IMPORT_BASE + i` (`i` an
@@ -128,6 +130,16 @@ pub(crate) unsafe fn export_stolen(
         a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).exported), got);
     }
     true
+}
+
+/// The deque thread of a worker that saw this GPU's [`Control::hungry`] set and has private
+/// tasks to export: takes the request (one exporter per request); whether it did.
+pub(crate) unsafe fn take_request() -> bool {
+    let c = run().control as *mut Control;
+    // SAFETY: the control block.
+    // Ordering: relaxed, scope .sys; one exporter per request (the export's publication is
+    // the overflow queue's commit, at system scope).
+    unsafe { a::atom_relaxed_sys_exch_u32(addr_of_mut!((*c).hungry), 0) != 0 }
 }
 
 /// The join reached a parent that is not a slot (`parent` is [`NONE`] or an import marker,
@@ -312,6 +324,10 @@ impl Warp {
     /// Lane 0 of an idle warp with an empty private part: imports up to
     /// [`IMPORTS_PER_WARP`] tasks (as many as its import-table entries are free) from the
     /// first peer GPU with exported ones, or, finding none, asks one peer to export.
+    ///
+    /// Its pieces are out of line with scalar arguments ([`import_one`]): the register count
+    /// of every function a kernel calls is the kernel's, and this one, inlined whole, made
+    /// the multi-GPU kernel's 164.
     unsafe fn import(&self, p: &Params, q0: u32) {
         let table = (p.imports as *mut u64).wrapping_add((self.warp * IMPORTS_PER_WARP) as usize);
         let mut room = 0;
@@ -323,62 +339,11 @@ impl Warp {
         if room == 0 {
             return;
         }
-        let c = p.control as *mut Control;
         for k in 1..p.gpus {
             let g = (p.gpu + k) % p.gpus;
-            // SAFETY: g < gpus.
-            let src = unsafe { peer(p, g) };
-            let gq = GlobalQueues::of_peer(&src);
-            for i in 0..self.queues {
-                let q = (q0 + i) % self.queues;
-                // SAFETY (block): q < queues (one program: the same count on every GPU);
-                // claimed positions; the claimed tasks' records, acquired by the fence.
-                unsafe {
-                    let (base, got) = gq.pop(q, room);
-                    if got == 0 {
-                        continue;
-                    }
-                    // Acquire side of the exporter's commit: the tasks' records.
-                    gq.fence();
-                    let mut j = 0;
-                    for n in 0..got {
-                        let remote = gq.take(q, base.wrapping_add(n));
-                        if remote == NONE {
-                            return;
-                        }
-                        while a::ld_relaxed_gpu_u64(table.add(j as usize)) != 0 {
-                            j += 1;
-                        }
-                        let from = (src.slots as *const u8)
-                            .add(remote as usize * self.slot_bytes)
-                            .cast::<u64>();
-                        let h = from.cast::<Header>().read();
-                        let local = self.alloc_wf(h.kind);
-                        if local == NONE {
-                            return;
-                        }
-                        let to = self.header(local).cast::<u64>();
-                        for x in 4..self.slot_bytes / 8 {
-                            to.add(x).write(from.add(x).read());
-                        }
-                        to.cast::<Header>().write(Header {
-                            pending: 0,
-                            parent: IMPORT_BASE + self.warp * IMPORTS_PER_WARP + j,
-                            flags: 0,
-                            ..h
-                        });
-                        // Plain: read by whoever completes the import, after the task's
-                        // publication on this GPU.
-                        table
-                            .add(j as usize)
-                            .write((u64::from(g) + 1) << 32 | u64::from(remote));
-                        self.push_ready(q, local);
-                    }
-                    // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).imported), got);
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).import_claims), 1);
-                    return;
-                }
+            // SAFETY: g < gpus; forwarded.
+            if unsafe { import_from(self.warp, self.smem, g, q0, room) } {
+                return;
             }
         }
         // Nothing exported anywhere: ask one peer (a different one per warp).
@@ -392,4 +357,94 @@ impl Warp {
             }
         }
     }
+}
+
+/// Lane 0 of idle worker `warp` (shared words at `smem`): claims up to `room` tasks from GPU
+/// `g`'s overflow queues, from EPAQ queue `q0` on, and imports them ([`import_one`]); whether
+/// it found any.
+///
+/// # Safety
+///
+/// `g` is another GPU of the run; `room` import-table entries of `warp` are free.
+#[inline(never)]
+unsafe fn import_from(warp: u32, smem: *mut u32, g: u32, q0: u32, room: u32) -> bool {
+    let p = run();
+    // SAFETY: g < gpus.
+    let gq = GlobalQueues::of_peer(unsafe { &peer(p, g) });
+    for i in 0..p.queues {
+        let q = (q0 + i) % p.queues;
+        // SAFETY (block): q < queues (one program: the same count on every GPU); claimed
+        // positions of GPU g's queue.
+        unsafe {
+            let (base, got) = gq.pop(q, room);
+            if got == 0 {
+                continue;
+            }
+            // Acquire side of the exporter's commit: the tasks' records.
+            gq.fence();
+            for n in 0..got {
+                let remote = gq.take(q, base.wrapping_add(n));
+                if remote == NONE || !import_one(warp, smem, g, q, remote) {
+                    return true;
+                }
+            }
+            let c = p.control as *mut Control;
+            // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).imported), got);
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).import_claims), 1);
+            return true;
+        }
+    }
+    false
+}
+
+/// Lane 0 of idle worker `warp`: copies GPU `g`'s task `remote` (claimed and acquired) into a
+/// slot of this GPU's pool as an import (parent `IMPORT_BASE + i`, entry `i` of the warp's
+/// import table recording `(g, remote)`), and pushes it on the warp's private part of queue
+/// `q`. False when no slot was left (an error is recorded).
+///
+/// # Safety
+///
+/// As described; the warp has a free import-table entry.
+#[inline(never)]
+unsafe fn import_one(warp: u32, smem: *mut u32, g: u32, q: u32, remote: u32) -> bool {
+    let p = run();
+    let w = Warp::new(p, warp, 0, smem);
+    let table = (p.imports as *mut u64).wrapping_add((warp * IMPORTS_PER_WARP) as usize);
+    // SAFETY (whole body): this warp's table entries; GPU g's slot `remote` (acquired by the
+    // caller's fence); a fresh local slot.
+    unsafe {
+        let mut j = 0;
+        // Ordering: relaxed, scope .gpu; cleared by the thread that completes an import.
+        while a::ld_relaxed_gpu_u64(table.add(j as usize)) != 0 {
+            j += 1;
+        }
+        let slots = (*(p.peers as *const PeerInfo).add(g as usize)).slots;
+        let from = (slots as *const u8)
+            .add(remote as usize * w.slot_bytes)
+            .cast::<Header>();
+        let local = w.alloc_wf((*from).kind);
+        if local == NONE {
+            return false;
+        }
+        let to = w.header(local);
+        let words = w.slot_bytes / 8;
+        let (src, dst) = (from.cast::<u64>(), to.cast::<u64>());
+        for x in 4..words {
+            dst.add(x).write(src.add(x).read());
+        }
+        (*to).kind = (*from).kind;
+        (*to).state = (*from).state;
+        (*to).queue = (*from).queue;
+        (*to).pending = 0;
+        (*to).parent = IMPORT_BASE + warp * IMPORTS_PER_WARP + j;
+        (*to).flags = 0;
+        (*to).result_dst = (*from).result_dst;
+        // Plain: read by whoever completes the import, after the task's publication here.
+        table
+            .add(j as usize)
+            .write((u64::from(g) + 1) << 32 | u64::from(remote));
+        w.push_ready(q, local);
+    }
+    true
 }

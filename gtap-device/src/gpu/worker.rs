@@ -936,6 +936,15 @@ pub unsafe fn thread_worker<
             // SAFETY: lane 0 owns the warp's deque operations.
             count_hint = unsafe { w.count_hint(cur_q) };
         }
+        // Multi-GPU kernel: whether another GPU asked this one for work (`peer.rs`), loaded
+        // now so that its latency hides behind the bodies; the release decision exports.
+        let mut hungry = false;
+        if MULTI && lane == 0 {
+            // SAFETY: the control block is valid for the run.
+            // Ordering: relaxed, scope .sys; a request stored by another GPU (a hint: the
+            // exchange in the spill's plan decides who serves it).
+            hungry = unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*w.control).hungry)) } != 0;
+        }
         if PROFILE && lane == 0 {
             // SAFETY: lane 0 owns this warp's profile region.
             unsafe {
@@ -1113,7 +1122,7 @@ pub unsafe fn thread_worker<
                     // A ring at least half full spills instead (`overflow.rs`): the decision
                     // comes back as a release with `SPILL` set.
                     for q in 0..w.queues {
-                        release = w.release_amount(q, cur_q_hint, count_hint);
+                        release = w.release_amount(q, cur_q_hint, count_hint, hungry);
                         if release > 0 {
                             rq = q;
                             break;
