@@ -12,6 +12,8 @@
 #          all with Config::default() (also part of quick).
 #   multi: several GPUs' protocol on this GPU (Config::devices = Partitions), every example
 #          checked (also part of quick).
+#   cancel: stopping runs from outside (token, deadline), latency, the next run checked (also
+#          part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -134,6 +136,22 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
     check "racecheck gq block tree D=8"       120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --scheduler gq
     check "memcheck profiled block tree D=10" 120 "$SAN" --tool memcheck --error-exitcode 9 $B/binary_tree 10 16 16 --gpu --granularity block --profile /tmp/prof-san
     check "racecheck profiled block tree D=8" 120 "$SAN" --tool racecheck --error-exitcode 9 $B/binary_tree 8 16 16 --gpu --granularity block --profile /tmp/prof-san2
+  fi
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = cancel ]; then
+  # Stopping a run from outside (RunOptions: a CancelToken, a deadline), the latency, and a
+  # checked run on the same runtime after every stop.
+  check "cancel fib(46) after 50 ms"          120 $B/cancel 46 50 --gpu --reps 10
+  check "cancel fib(46) after 5 ms"           120 $B/cancel 46 5 --gpu --reps 10
+  check "cancel fib(46), 2 partitions"        120 $B/cancel 46 50 --gpu --reps 5 --devices partitions:2
+  check "cancel fib(46) after 1 ms"           120 $B/cancel 46 1 --gpu --reps 10
+  # Sharing the GPU: fib(40) on half the SMs' worth of blocks (Config::sms) beside a 1 GiB
+  # device-to-device copy on another stream, and on all SMs, each alone and together.
+  half=66  # of the H100's and H200's 132 SMs
+  check "share: fib(40) on $half SMs beside a copy" 120 $B/share 40 2 --sms $half
+  check "share: fib(40) on all SMs beside a copy"   120 $B/share 40 2
+  if [ -n "$SAN" ]; then
+    check "memcheck cancel fib(40) after 20 ms" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/cancel 40 20 --gpu --reps 2
   fi
 fi
 if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then

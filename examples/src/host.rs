@@ -83,6 +83,8 @@ pub struct Opts {
     /// comma-separated ordinals, e.g. `0,1`; `partitions:N` splits GPU 0 into N, the multi-GPU
     /// path on one GPU).
     pub devices: Devices,
+    /// `--sms N`: `Config::sms` (the SMs' worth of blocks a run uses).
+    pub sms: Option<u32>,
     /// Positional arguments, in order.
     pub positional: Vec<String>,
 }
@@ -111,6 +113,7 @@ impl Opts {
             profile: None,
             profile_records: 4096,
             devices: Devices::One,
+            sms: None,
             positional: Vec::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -157,6 +160,7 @@ impl Opts {
                         None => exit_usage("--scheduler needs a value", usage),
                     };
                 }
+                "--sms" => opts.sms = Some(parse_or_exit(args.next(), "--sms", usage)),
                 "--devices" => {
                     let v = args
                         .next()
@@ -264,6 +268,7 @@ impl Opts {
         config.tasks_per_block = self.tasks_per_block.or(config.tasks_per_block);
         config.scheduler = self.scheduler;
         config.devices = self.devices.clone();
+        config.sms = self.sms.or(config.sms);
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);
         }

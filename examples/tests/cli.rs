@@ -44,3 +44,17 @@ fn a_profile_of_a_cpu_run_is_an_error() {
     assert!(!o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("has no profile"), "{}", text(&o));
 }
+
+#[test]
+fn a_cancelled_run_stops_and_the_next_run_is_right() {
+    // fib(46) takes minutes on the CPU: both stops (a token after 20 ms, a deadline of 20 ms)
+    // must cut it short, and fib(25) after each must be right (the binary checks both).
+    let o = Command::new(env!("CARGO_BIN_EXE_cancel"))
+        .args(["46", "20", "--cpu", "--workers", "2", "--reps", "2"])
+        .output()
+        .expect("runs");
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("token -> Cancelled in"), "{t}");
+    assert!(t.contains("cancel: OK"), "{t}");
+}

@@ -86,6 +86,11 @@ pub struct Config {
     /// GPU: blocks of the persistent kernel; `None` sizes the grid from the occupancy query so
     /// that every block is resident.
     pub grid: Option<u32>,
+    /// GPU: the SMs' worth of resident blocks a run uses (`None`: every SM). The grid becomes
+    /// the occupancy query's blocks per SM times this, so the rest of every SM stays free for
+    /// other kernels on other streams (the block scheduler spreads the grid over all SMs; it
+    /// does not confine it to a subset). With [`Config::grid`] set, the grid must fit in it.
+    pub sms: Option<u32>,
     /// GPU: threads per block, a multiple of 32 in `32..=1024` (default 32).
     pub block: u32,
     /// GPU: the capacity of each warp's deque (rounded up to a power of two), and, with
@@ -181,6 +186,7 @@ impl Default for Config {
         Self {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             grid: None,
+            sms: None,
             block: 32,
             tasks_per_warp: 8192,
             gpu_pool_bytes: None,
@@ -230,6 +236,9 @@ impl Config {
                 "Some(0)",
                 "None (sized from occupancy) or Some(1 or more)",
             );
+        }
+        if self.sms == Some(0) {
+            return bad("sms", "Some(0)", "None (every SM) or Some(1 or more)");
         }
         if self.block == 0 || !self.block.is_multiple_of(32) || self.block > 1024 {
             return bad("block", self.block, "a multiple of 32 in 32..=1024");
@@ -362,7 +371,14 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 17] = [
+        let cases: [(&str, Config); 18] = [
+            (
+                "sms",
+                Config {
+                    sms: Some(0),
+                    ..Config::default()
+                },
+            ),
             (
                 "devices",
                 Config {

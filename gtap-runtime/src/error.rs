@@ -122,6 +122,14 @@ pub enum Error {
     },
     /// The CUDA context is unusable after an earlier fault; create a new runtime.
     ContextLost,
+    /// The run was stopped from outside ([`Runtime::run_with`](crate::Runtime::run_with)): its
+    /// token was cancelled or its deadline passed.
+    Cancelled {
+        /// Which.
+        reason: crate::CancelReason,
+        /// How long the run had taken when it stopped.
+        after: Duration,
+    },
     /// A run on several GPUs ([`Config::devices`](crate::Config::devices)) failed on one of
     /// them: `error` is what that GPU reported (the others were stopped).
     OnGpu {
@@ -211,6 +219,12 @@ impl fmt::Display for Error {
                 f,
                 "the CUDA context was lost after an earlier fault; create a new Runtime"
             ),
+            Self::Cancelled { reason, after } => match reason {
+                crate::CancelReason::Token => write!(f, "the run was cancelled after {after:?}"),
+                crate::CancelReason::Deadline => {
+                    write!(f, "the run passed its deadline and was stopped after {after:?}")
+                }
+            },
             Self::OnGpu { gpu, device, error } => {
                 write!(f, "on GPU {gpu} of the run (CUDA device {device}): {error}")
             }

@@ -65,12 +65,14 @@ mod gpu;
 mod probe;
 pub mod profile;
 mod stats;
+mod stop;
 mod transfer;
 
 pub use buffer::{Buffer, Zeroable};
 pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use stats::RunStats;
+pub use stop::{CancelReason, CancelToken, RunOptions};
 pub use transfer::{Transfer, TransferPath};
 
 use gtap_device::task::{Program, TaskFn};
@@ -187,6 +189,36 @@ impl Runtime {
     /// frame of `P` exceeds `Config::task_data_limit`; any error of the run (a panic, a limit,
     /// a device fault). The runtime stays usable after an error.
     pub fn run<P: Program, T: TaskFn>(&mut self, entry: T, args: T::Args) -> Result<T::Output> {
+        self.run_inner::<P, T>(entry, args, &stop::Stop::never())
+    }
+
+    /// [`Runtime::run`], stopped early when `options` says so: its [`CancelToken`] is
+    /// cancelled (from any thread) or its deadline passes. Then the run returns
+    /// [`Error::Cancelled`] once the workers have left at their next task boundary (on the GPU
+    /// within about a millisecond, unless a single task body runs longer), and the runtime
+    /// stays usable.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Runtime::run`], and [`Error::Cancelled`].
+    pub fn run_with<P: Program, T: TaskFn>(
+        &mut self,
+        entry: T,
+        args: T::Args,
+        options: &RunOptions,
+    ) -> Result<T::Output> {
+        self.run_inner::<P, T>(entry, args, &stop::Stop::new(options))
+    }
+
+    fn run_inner<P: Program, T: TaskFn>(
+        &mut self,
+        entry: T,
+        args: T::Args,
+        stop: &stop::Stop,
+    ) -> Result<T::Output> {
+        if let Some(reason) = stop.requested() {
+            return Err(stop.error(reason));
+        }
         if !P::KINDS.contains(&T::ID) {
             return Err(Error::UnknownKind {
                 task: T::NAME,
@@ -196,8 +228,8 @@ impl Runtime {
         }
         let stride = probe::stride::<P>(self.config.task_data_limit)?;
         let (output, stats) = match &mut self.engine {
-            Engine::Cpu(cpu) => cpu.run::<P, T>(&entry, args, stride, &self.config)?,
-            Engine::Gpu(gpu) => gpu.run::<P, T>(&entry, args, stride)?,
+            Engine::Cpu(cpu) => cpu.run::<P, T>(&entry, args, stride, &self.config, stop)?,
+            Engine::Gpu(gpu) => gpu.run::<P, T>(&entry, args, stride, stop)?,
         };
         self.last_stats = Some(stats);
         Ok(output)

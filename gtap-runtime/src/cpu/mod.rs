@@ -90,6 +90,7 @@ impl Executor {
         args: T::Args,
         stride: usize,
         config: &Config,
+        stop: &crate::stop::Stop,
     ) -> Result<(T::Output, RunStats)> {
         if size_of::<T::Args>() > stride {
             return Err(Error::Protocol {
@@ -123,7 +124,7 @@ impl Executor {
             }
             slot.deque.push(TaskPtr(root));
         }
-        let run = Run::new(&self.slots, &self.stealers, config);
+        let run = Run::new(&self.slots, &self.stealers, config, stop);
         // SAFETY: `run` lives on this stack until `broadcast` returns, which is after every
         // worker returned from `work`; `work::<P>` runs tasks of program P only (the root is of
         // P, and P's dispatch only spawns P's kinds); it never unwinds (it catches panics).

@@ -37,6 +37,7 @@
 //! - End of run: the broadcast returns under the pool's mutex, so the root's result and every
 //!   task's writes happen-before the host reads them.
 
+use crate::stop::{Stop, CPU_CHECK_EVERY};
 use core::any::Any;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -75,6 +76,8 @@ pub(super) struct Run<'a> {
     pub(super) error: Mutex<Option<Error>>,
     pub(super) steps: AtomicU64,
     pub(super) steals: AtomicU64,
+    /// The run's cancellation token and deadline.
+    pub(super) stop: &'a Stop,
 }
 
 impl Run<'_> {
@@ -82,6 +85,7 @@ impl Run<'_> {
         slots: &'a [CachePadded<Mutex<Slot>>],
         stealers: &'a [Stealer<TaskPtr>],
         config: &Config,
+        stop: &'a Stop,
     ) -> Run<'a> {
         Run {
             slots,
@@ -93,6 +97,14 @@ impl Run<'_> {
             error: Mutex::new(None),
             steps: AtomicU64::new(0),
             steals: AtomicU64::new(0),
+            stop,
+        }
+    }
+
+    /// Aborts the run with [`Error::Cancelled`] when its token or deadline says so.
+    fn check_stop(&self) {
+        if let Some(reason) = self.stop.requested() {
+            self.fail(self.stop.error(reason));
         }
     }
 
@@ -162,6 +174,7 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
     };
     let mut idle = Idle::new();
     let (mut steps, mut steals) = (0u64, 0u64);
+    let armed = run.stop.armed();
     // The task to run next without a trip through the deque: the first child of the last
     // step, or the parent that the last finish resumed.
     let mut next: Option<TaskPtr> = None;
@@ -183,9 +196,17 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
             Some(task) => {
                 idle.reset();
                 steps += 1;
+                if armed && steps.is_multiple_of(CPU_CHECK_EVERY) {
+                    run.check_stop();
+                }
                 next = execute::<P>(run, &mut ctx, deque, task);
             }
-            None => idle.snooze(),
+            None => {
+                if armed {
+                    run.check_stop();
+                }
+                idle.snooze();
+            }
         }
     }
     // Aborted (or done, when the deque is already empty): drop what is left. The records

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use crate::probe;
 use crate::profile::{Profile, WarpTrace};
+use crate::stop::Stop;
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
     self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
@@ -323,6 +324,8 @@ unsafe impl Send for Inner {}
 unsafe impl Sync for Inner {}
 
 const ROOT_RESULT_BYTES: usize = 4096;
+/// The watcher's longest sleep between two looks at a run that may be cancelled (µs).
+const STOP_POLL_US: u64 = 50;
 
 impl Inner {
     fn new(
@@ -465,7 +468,11 @@ impl Inner {
             )
         })?;
         // Partitions of one device share its SMs: each gets its part of the resident grid.
-        let max_grid = per_sm.max(0) as u32 * self.sm_count / self.share;
+        let sms = self
+            .config
+            .sms
+            .map_or(self.sm_count, |s| s.min(self.sm_count));
+        let max_grid = per_sm.max(0) as u32 * sms / self.share;
         if max_grid == 0 {
             return Err(Error::InvalidConfig {
                 field: "block",
@@ -680,11 +687,16 @@ impl Inner {
         _entry: &T,
         args: T::Args,
         stride: usize,
+        stop: &Stop,
     ) -> Result<(T::Output, RunStats)> {
         let t0 = Instant::now();
         let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        if let Some(reason) = stop.requested() {
+            // Not launched: the queued setup only resets what the next run resets again.
+            return Err(stop.error(reason));
+        }
         self.launch(&launch)?;
-        self.wait(launch.warps)?;
+        self.wait(launch.warps, stop)?;
         let end = self.finish::<P, T>(launch)?;
         let mut stats = end.stats;
         stats.elapsed = t0.elapsed();
@@ -1121,7 +1133,7 @@ impl Inner {
     }
 
     /// Waits for the kernel, polling the progress counters; a hang or a fault becomes an error.
-    fn wait(&mut self, warps: u32) -> Result<()> {
+    fn wait(&mut self, warps: u32, stop: &Stop) -> Result<()> {
         let mut last_sum = 0u64;
         let mut last_change = Instant::now();
         let mut next_poll = Instant::now() + Duration::from_millis(10);
@@ -1135,6 +1147,9 @@ impl Inner {
             if r != CuResult::CUDA_ERROR_NOT_READY {
                 return Err(self.fault(r));
             }
+            if let Some(reason) = stop.requested() {
+                return Err(self.stop_now(stop.error(reason)));
+            }
             let now = Instant::now();
             if now >= next_poll {
                 next_poll = now + Duration::from_millis(10);
@@ -1147,18 +1162,47 @@ impl Inner {
                 }
             }
             std::thread::sleep(Duration::from_micros(sleep_us));
-            sleep_us = (sleep_us * 2).min(200);
+            sleep_us = (sleep_us * 2).min(if stop.armed() { STOP_POLL_US } else { 200 });
+        }
+    }
+
+    /// Stops a running kernel through the abort word (a cancellation); returns `error`, or
+    /// [`Error::Hang`] when the kernel did not stop within 5 s (the context is then poisoned).
+    fn stop_now(&mut self, error: Error) -> Error {
+        let t0 = Instant::now();
+        let r = self.request_abort();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while r == OK && Instant::now() < deadline {
+            // SAFETY: a valid stream.
+            match unsafe { sys::cuStreamQuery(self.stream) } {
+                OK => return error,
+                CuResult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
+                e => return self.fault(e),
+            }
+        }
+        self.poisoned = true;
+        Error::Hang {
+            after: t0.elapsed(),
         }
     }
 
     /// Sets the abort word the workers poll (the kernel keeps running until they see it).
+    ///
+    /// Waits for the run's start event first: the control block is reset on the run stream
+    /// before the launch, and an abort written on the watch stream before that reset would be
+    /// overwritten (a cancellation 1 ms into a run once went unseen until the run ended).
     fn request_abort(&self) -> CuResult {
         let one = 1u32;
         let addr = self.control + core::mem::offset_of!(Control, abort) as u64;
-        // SAFETY: the control block is allocated; the watch stream runs beside the kernel.
+        // SAFETY: the control block is allocated; the watch stream runs beside the kernel; the
+        // start event was recorded by the launch.
         unsafe {
             if self.bind().is_err() {
                 return CuResult::CUDA_ERROR_INVALID_CONTEXT;
+            }
+            let r = sys::cuEventSynchronize(self.start);
+            if r != OK {
+                return r;
             }
             let r = sys::cuMemcpyHtoDAsync_v2(addr, (&raw const one).cast(), 4, self.watch);
             if r == OK {
@@ -1358,16 +1402,17 @@ impl GpuBackend {
         entry: &T,
         args: T::Args,
         stride: usize,
+        stop: &Stop,
     ) -> Result<(T::Output, RunStats)> {
         // Only thread-level programs with joins spread over GPUs (`Devices`).
         if self.others.is_empty() || P::HAS_BLOCK || !P::JOINS {
-            let r = self.inner.run::<P, T>(entry, args, stride);
+            let r = self.inner.run::<P, T>(entry, args, stride, stop);
             return r.map(|(o, mut st)| {
                 st.gpus = 1;
                 (o, st)
             });
         }
-        multi::run::<P, T>(&mut self.inner, &mut self.others, args, stride)
+        multi::run::<P, T>(&mut self.inner, &mut self.others, args, stride, stop)
     }
 }
 

@@ -32,6 +32,7 @@ use super::{check, CuResult, Inner, Launch, Part, OK};
 use crate::config::{Devices, MAX_GPUS};
 use crate::error::{Error, Result};
 use crate::stats::RunStats;
+use crate::stop::Stop;
 
 /// The CUDA device ordinals of a run and the partition share of each (1, or `n` for
 /// [`Devices::Partitions`]`(n)`).
@@ -107,6 +108,7 @@ pub(super) fn run<P: Program, T: TaskFn>(
     others: &mut [Inner],
     args: T::Args,
     stride: usize,
+    stop: &Stop,
 ) -> Result<(T::Output, RunStats)> {
     let t0 = Instant::now();
     let gpus = 1 + others.len() as u32;
@@ -136,10 +138,13 @@ pub(super) fn run<P: Program, T: TaskFn>(
         })
         .map_err(|e| on_gpu(inner, e))?;
     }
+    if let Some(reason) = stop.requested() {
+        return Err(stop.error(reason));
+    }
     for (inner, l) in all.iter_mut().zip(&launches) {
         inner.launch(l).map_err(|e| on_gpu(inner, e))?;
     }
-    wait_all(&mut all, &launches)?;
+    wait_all(&mut all, &launches, stop)?;
 
     let mut output = None;
     let mut stats = RunStats {
@@ -201,7 +206,7 @@ fn on_gpu(inner: &Inner, e: Error) -> Error {
 /// Waits for every GPU's kernel. A GPU that records an error or faults, or no progress on
 /// any GPU for the watchdog's time, stops the others (their abort words); the error is
 /// returned (faults and hangs here, recorded errors by [`Inner::finish`]).
-fn wait_all(all: &mut [&mut Inner], launches: &[Launch]) -> Result<()> {
+fn wait_all(all: &mut [&mut Inner], launches: &[Launch], stop: &Stop) -> Result<()> {
     let mut running: Vec<bool> = vec![true; all.len()];
     let mut last_sum = 0u64;
     let mut last_change = Instant::now();
@@ -236,6 +241,15 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch]) -> Result<()> {
                 stopping = true;
             }
         }
+        if let Some(reason) = stop.requested() {
+            for (i, inner) in all.iter_mut().enumerate() {
+                if running[i] {
+                    inner.request_abort();
+                }
+            }
+            wait_exit(all, &mut running);
+            return Err(stop.error(reason));
+        }
         if stopping {
             for (i, inner) in all.iter_mut().enumerate() {
                 if running[i] {
@@ -265,7 +279,11 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch]) -> Result<()> {
             }
         }
         std::thread::sleep(Duration::from_micros(sleep_us));
-        sleep_us = (sleep_us * 2).min(200);
+        sleep_us = (sleep_us * 2).min(if stop.armed() {
+            super::STOP_POLL_US
+        } else {
+            200
+        });
     }
     match fault {
         Some(e) => Err(e),
@@ -286,7 +304,7 @@ fn wait_exit(all: &mut [&mut Inner], running: &mut [bool]) {
                 }
             }
         }
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_micros(20));
     }
     for (i, inner) in all.iter_mut().enumerate() {
         if running[i] {
