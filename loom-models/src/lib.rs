@@ -57,11 +57,17 @@
 //!   wrap-around: three tasks through a ring of two entries, each taken exactly once with its
 //!   frame visible, or refused by the capacity check (the typed error); `no_stale_tail_check`
 //!   is the `pop` before it read a `tail` older than its `head` as empty.
+//! - `peer::exported_imported_completed`: the channels between GPUs (`peer.rs`): an exported
+//!   child imported and run by another GPU, whose result and completion come back while the
+//!   exporting GPU runs the sibling; the parent resumes once with both results.
+//!   `no_completion_release` leaves out the completion's fence and release.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
 
 #[cfg(test)]
 mod model;
+#[cfg(test)]
+mod peer;
 #[cfg(test)]
 mod ring;

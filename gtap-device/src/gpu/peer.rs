@@ -11,13 +11,13 @@
 //! # The channels
 //!
 //! - **Export** (the victim GPU `V`): `V`'s overflow queues, whose accesses are all at system
-//!   scope in a multi-GPU run (`global_queue.rs`). An idle GPU `T` that finds nothing sets
-//!   `V`'s [`Control::hungry`]. Every busy warp of `V` reads it at the start of its batch
-//!   (the multi-GPU kernel only); the first whose release decision sees it takes the request
-//!   ([`take_request`], an exchange) and spills the oldest three quarters of its private part
-//!   to its overflow queue (`overflow.rs`, the spill marks them shared). A warp of `V` whose
-//!   local steal claims a batch while a request is pending exports that batch instead of
-//!   running it ([`export_stolen`]).
+//!   scope in a multi-GPU run (`global_queue.rs`). An idle GPU `T` that finds nothing asks
+//!   `V` for [`REQUEST_EXPORTS`] exports (`V`'s [`Control::hungry`]). Every busy warp of `V`
+//!   reads it at the start of its batch (the multi-GPU kernel only); a warp whose release
+//!   decision sees it takes one unit ([`take_request`]) and spills the oldest three quarters
+//!   of its private part to its overflow queue (`overflow.rs`, the spill marks them shared).
+//!   A warp of `V` whose local steal claims a batch while units are left exports that batch
+//!   instead of running it ([`export_stolen`]).
 //! - **Import** (`T`, lane 0 of an idle warp, [`peer_work`]): claims up to
 //!   [`IMPORTS_PER_WARP`] entries from a peer's overflow queue, copies each task's record
 //!   (header and frame) into a slot of its own, with the parent `IMPORT_BASE + i` (`i` an
@@ -54,6 +54,11 @@ use super::layout::{
 };
 use super::worker::Warp;
 use crate::arch::nvptx as a;
+
+/// Exports one request asks for: that many warps of the asked GPU export (each three
+/// quarters of its private part), so that a GPU whose warps all ran dry is fed by a burst,
+/// not one warp's tasks per round trip.
+const REQUEST_EXPORTS: u32 = 32;
 
 /// Completions an idle warp takes from the inbox at once.
 const INBOX_BATCH: u32 = 32;
@@ -100,13 +105,8 @@ pub(crate) unsafe fn export_stolen(
     let c = p.control as *mut Control;
     // SAFETY: the control block; claimed ring entries; a reserved overflow range.
     unsafe {
-        // Ordering: relaxed, scope .sys; a request another GPU stored, read cheaply first (the
-        // exchange below decides who serves it).
-        if a::ld_relaxed_sys_u32(addr_of_mut!((*c).hungry)) == 0 {
-            return false;
-        }
-        // Ordering: relaxed, scope .sys; one exporter per request.
-        if a::atom_relaxed_sys_exch_u32(addr_of_mut!((*c).hungry), 0) == 0 {
+        // One unit of another GPU's request (see `take_request`).
+        if !take_request() {
             return false;
         }
         let gq = GlobalQueues::of_run();
@@ -137,9 +137,20 @@ pub(crate) unsafe fn export_stolen(
 pub(crate) unsafe fn take_request() -> bool {
     let c = run().control as *mut Control;
     // SAFETY: the control block.
-    // Ordering: relaxed, scope .sys; one exporter per request (the export's publication is
-    // the overflow queue's commit, at system scope).
-    unsafe { a::atom_relaxed_sys_exch_u32(addr_of_mut!((*c).hungry), 0) != 0 }
+    unsafe {
+        loop {
+            // Ordering: relaxed, scope .sys; the CAS decides (the export's publication is the
+            // overflow queue's commit, at system scope).
+            let v = a::ld_relaxed_sys_u32(addr_of_mut!((*c).hungry));
+            if v == 0 {
+                return false;
+            }
+            // Ordering: relaxed, scope .sys; one exporter per unit of the request.
+            if a::atom_relaxed_sys_cas_u32(addr_of_mut!((*c).hungry), v, v - 1) == v {
+                return true;
+            }
+        }
+    }
 }
 
 /// The join reached a parent that is not a slot (`parent` is [`NONE`] or an import marker,
@@ -351,9 +362,10 @@ impl Warp {
         // SAFETY: g < gpus; its control block.
         unsafe {
             let pc = peer(p, g).control as *mut Control;
-            // Ordering: relaxed, scope .sys; a request (its exporter exchanges it back to 0).
+            // Ordering: relaxed, scope .sys; a request for REQUEST_EXPORTS exports (its
+            // exporters count it down; renewed only once it is used up).
             if a::ld_relaxed_sys_u32(addr_of_mut!((*pc).hungry)) == 0 {
-                a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), 1);
+                a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), REQUEST_EXPORTS);
             }
         }
     }
