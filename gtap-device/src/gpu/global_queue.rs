@@ -36,6 +36,24 @@ use crate::arch::nvptx as a;
 /// Spins between two looks at the control words.
 const SPIN_CHECK: u32 = 1024;
 
+/// A method that does one access at the queues' scope: the `.sys` primitive when
+/// [`GlobalQueues::sys`], the `.gpu` one otherwise (same arguments).
+macro_rules! scoped {
+    ($name:ident($($arg:ident: $t:ty),*) -> $ret:ty: $sys:ident, $gpu:ident) => {
+        #[inline(always)]
+        unsafe fn $name(self, $($arg: $t),*) -> $ret {
+            // SAFETY: forwarded (the caller's pointer is valid and aligned).
+            unsafe {
+                if self.sys {
+                    a::$sys($($arg),*)
+                } else {
+                    a::$gpu($($arg),*)
+                }
+            }
+        }
+    };
+}
+
 /// The running kernel's global queues.
 #[derive(Clone, Copy)]
 pub(crate) struct GlobalQueues {
@@ -104,72 +122,13 @@ impl GlobalQueues {
     }
 
     // The accesses at the queues' scope (relaxed unless named).
-    #[inline(always)]
-    unsafe fn ld(self, p: *mut u32) -> u32 {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::ld_relaxed_sys_u32(p)
-            } else {
-                a::ld_relaxed_gpu_u32(p)
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn ld_acquire(self, p: *mut u32) -> u32 {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::ld_acquire_sys_u32(p)
-            } else {
-                a::ld_acquire_gpu_u32(p)
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn st(self, p: *mut u32, v: u32) {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::st_relaxed_sys_u32(p, v);
-            } else {
-                a::st_relaxed_gpu_u32(p, v);
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn st_release(self, p: *mut u32, v: u32) {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::st_release_sys_u32(p, v);
-            } else {
-                a::st_release_gpu_u32(p, v);
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(self, p: *mut u32, v: u32) -> u32 {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::atom_relaxed_sys_add_u32(p, v)
-            } else {
-                a::atom_relaxed_gpu_add_u32(p, v)
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn cas(self, p: *mut u32, current: u32, new: u32) -> u32 {
-        // SAFETY: forwarded.
-        unsafe {
-            if self.sys {
-                a::atom_relaxed_sys_cas_u32(p, current, new)
-            } else {
-                a::atom_relaxed_gpu_cas_u32(p, current, new)
-            }
-        }
-    }
+    scoped!(ld(p: *mut u32) -> u32: ld_relaxed_sys_u32, ld_relaxed_gpu_u32);
+    scoped!(ld_acquire(p: *mut u32) -> u32: ld_acquire_sys_u32, ld_acquire_gpu_u32);
+    scoped!(st(p: *mut u32, v: u32) -> (): st_relaxed_sys_u32, st_relaxed_gpu_u32);
+    scoped!(st_release(p: *mut u32, v: u32) -> (): st_release_sys_u32, st_release_gpu_u32);
+    scoped!(add(p: *mut u32, v: u32) -> u32: atom_relaxed_sys_add_u32, atom_relaxed_gpu_add_u32);
+    scoped!(cas(p: *mut u32, current: u32, new: u32) -> u32:
+        atom_relaxed_sys_cas_u32, atom_relaxed_gpu_cas_u32);
 
     /// The header of queue `q`.
     #[inline(always)]

@@ -177,6 +177,17 @@ struct Launch {
     profile: ProfileRegion,
 }
 
+/// How a kernel ended after [`Inner::abort_and_wait`].
+enum Stopped {
+    /// It saw the abort word and exited.
+    Exited,
+    /// Its stream failed (a fault) while it stopped.
+    Failed(CuResult),
+    /// It did not exit within 5 s, or the abort could not be written (the context is
+    /// poisoned).
+    Stuck,
+}
+
 /// What one GPU's kernel left.
 struct Finished<O> {
     /// The root's result (on the GPU that holds the root, when it finished).
@@ -1170,20 +1181,30 @@ impl Inner {
     /// [`Error::Hang`] when the kernel did not stop within 5 s (the context is then poisoned).
     fn stop_now(&mut self, error: Error) -> Error {
         let t0 = Instant::now();
+        match self.abort_and_wait() {
+            Stopped::Exited => error,
+            Stopped::Failed(e) => self.fault(e),
+            Stopped::Stuck => Error::Hang {
+                after: t0.elapsed(),
+            },
+        }
+    }
+
+    /// Sets the abort word and waits up to 5 s for the kernel to exit; a kernel that does not
+    /// (a task loops forever), or whose abort could not be written, poisons the context.
+    fn abort_and_wait(&mut self) -> Stopped {
         let r = self.request_abort();
         let deadline = Instant::now() + Duration::from_secs(5);
         while r == OK && Instant::now() < deadline {
             // SAFETY: a valid stream.
             match unsafe { sys::cuStreamQuery(self.stream) } {
-                OK => return error,
+                OK => return Stopped::Exited,
                 CuResult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
-                e => return self.fault(e),
+                e => return Stopped::Failed(e),
             }
         }
         self.poisoned = true;
-        Error::Hang {
-            after: t0.elapsed(),
-        }
+        Stopped::Stuck
     }
 
     /// Sets the abort word the workers poll (the kernel keeps running until they see it).
@@ -1237,18 +1258,10 @@ impl Inner {
 
     /// Stops a hung kernel through the abort word; returns the error to report.
     fn abort(&mut self, after: Duration) -> Error {
-        let r = self.request_abort();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while r == OK && Instant::now() < deadline {
-            // SAFETY: a valid stream.
-            match unsafe { sys::cuStreamQuery(self.stream) } {
-                OK => return Error::Hang { after },
-                CuResult::CUDA_ERROR_NOT_READY => std::thread::sleep(Duration::from_millis(1)),
-                _ => break,
-            }
+        if let Stopped::Failed(_) = self.abort_and_wait() {
+            // The stream failed while stopping: the context cannot be trusted.
+            self.poisoned = true;
         }
-        // The kernel did not stop (a task loops forever): the context cannot be trusted.
-        self.poisoned = true;
         Error::Hang { after }
     }
 

@@ -242,20 +242,12 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch], stop: &Stop) -> Result<
             }
         }
         if let Some(reason) = stop.requested() {
-            for (i, inner) in all.iter_mut().enumerate() {
-                if running[i] {
-                    inner.request_abort();
-                }
-            }
+            abort_running(all, &running);
             wait_exit(all, &mut running);
             return Err(stop.error(reason));
         }
         if stopping {
-            for (i, inner) in all.iter_mut().enumerate() {
-                if running[i] {
-                    inner.request_abort();
-                }
-            }
+            abort_running(all, &running);
         }
         let now = Instant::now();
         if now >= next_poll && !stopping {
@@ -269,11 +261,7 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch], stop: &Stop) -> Result<
                 last_change = now;
             } else if now - last_change > watchdog {
                 let after = now - last_change;
-                for (i, inner) in all.iter_mut().enumerate() {
-                    if running[i] {
-                        inner.request_abort();
-                    }
-                }
+                abort_running(all, &running);
                 wait_exit(all, &mut running);
                 return Err(on_gpu(all[0], Error::Hang { after }));
             }
@@ -288,6 +276,13 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch], stop: &Stop) -> Result<
     match fault {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// Sets the abort word of every GPU whose kernel still runs.
+fn abort_running(all: &mut [&mut Inner], running: &[bool]) {
+    for (inner, _) in all.iter_mut().zip(running).filter(|(_, &r)| r) {
+        inner.request_abort();
     }
 }
 
