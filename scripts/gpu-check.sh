@@ -14,6 +14,8 @@
 #          checked (also part of quick).
 #   cancel: stopping runs from outside (token, deadline), latency, the next run checked (also
 #          part of quick).
+#   pause: pause and resume, elastic workers (the SM limit changing during a run), the pause
+#          latency, every answer checked; memcheck on a small paused run (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # Prints one line per check and a summary; exits non-zero if any check failed.
@@ -148,10 +150,19 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = cancel ]; then
   # Sharing the GPU: fib(40) on half the SMs' worth of blocks (Config::sms) beside a 1 GiB
   # device-to-device copy on another stream, and on all SMs, each alone and together.
   half=66  # of the H100's and H200's 132 SMs
-  check "share: fib(40) on $half SMs beside a copy" 120 $B/share 40 2 --sms $half
-  check "share: fib(40) on all SMs beside a copy"   120 $B/share 40 2
+  check "share: fib(40) on $half SMs beside a copy, an FMA kernel" 120 $B/share 40 2 --sms $half
+  check "share: fib(40) on all SMs beside a copy, an FMA kernel"   120 $B/share 40 2
   if [ -n "$SAN" ]; then
     check "memcheck cancel fib(40) after 20 ms" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/cancel 40 20 --gpu --reps 2
+  fi
+fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = pause ]; then
+  # Pause and resume (fib at several points and repeatedly, nqueens, UTS, a BFS without joins),
+  # the SM limit changing while runs go on (with pauses too), every answer checked.
+  check "pause, resume, elastic workers"      240 $B/pause 1 --gpu
+  check "pause, resume, elastic workers, larger" 240 $B/pause 2 --gpu
+  if [ -n "$SAN" ]; then
+    check "memcheck pause, resume, elastic (small)" 600 "$SAN" --tool memcheck --error-exitcode 9 $B/pause 0 --gpu
   fi
 fi
 if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then

@@ -202,3 +202,31 @@ fn nqueens_epaq_matches_sequential() {
         "{err:?}"
     );
 }
+
+#[test]
+fn start_on_the_cpu_finishes_and_run_with_refuses_a_pause_token() {
+    use gtap::{Error, Outcome, PauseToken, RunOptions, SmLimit};
+    let mut rt = cpu();
+    let pause = PauseToken::new();
+    pause.pause();
+    let limit = SmLimit::new();
+    limit.set(Some(1));
+    let options = RunOptions {
+        pause: Some(pause),
+        sms: Some(limit),
+        ..RunOptions::default()
+    };
+    // The CPU executor never pauses: the run finishes with the right answer.
+    match rt.start::<Fib, _>(fib, (20,), &options) {
+        Ok(Outcome::Done(v)) => assert_eq!(v, reference::fib_seq(20)),
+        Ok(Outcome::Paused(_)) => panic!("the CPU executor paused"),
+        Err(e) => panic!("start failed: {e}"),
+    }
+    // A pause token needs Runtime::start, which returns the handle to resume with.
+    match rt.run_with::<Fib, _>(fib, (20,), &options) {
+        Err(e @ Error::Unsupported { .. }) => {
+            assert!(e.to_string().contains("Runtime::start"), "{e}");
+        }
+        other => panic!("run_with with a pause token: {other:?}"),
+    }
+}

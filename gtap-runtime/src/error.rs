@@ -140,6 +140,13 @@ pub enum Error {
         /// What went wrong there.
         error: Box<Error>,
     },
+    /// A feature was asked of a run that cannot give it (what, and what to do instead).
+    Unsupported {
+        /// The feature, e.g. `"RunOptions::pause"`.
+        what: &'static str,
+        /// Why not here, and the alternative.
+        reason: &'static str,
+    },
 }
 
 impl Error {
@@ -228,6 +235,7 @@ impl fmt::Display for Error {
             Self::OnGpu { gpu, device, error } => {
                 write!(f, "on GPU {gpu} of the run (CUDA device {device}): {error}")
             }
+            Self::Unsupported { what, reason } => write!(f, "{what} is not supported here: {reason}"),
         }
     }
 }

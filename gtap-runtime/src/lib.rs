@@ -62,6 +62,7 @@ mod config;
 mod cpu;
 mod error;
 mod gpu;
+mod pause;
 mod probe;
 pub mod profile;
 mod stats;
@@ -71,6 +72,7 @@ mod transfer;
 pub use buffer::{Buffer, Zeroable};
 pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
+pub use pause::{Outcome, PauseToken, Paused, SmLimit};
 pub use stats::RunStats;
 pub use stop::{CancelReason, CancelToken, RunOptions};
 pub use transfer::{Transfer, TransferPath};
@@ -189,7 +191,7 @@ impl Runtime {
     /// frame of `P` exceeds `Config::task_data_limit`; any error of the run (a panic, a limit,
     /// a device fault). The runtime stays usable after an error.
     pub fn run<P: Program, T: TaskFn>(&mut self, entry: T, args: T::Args) -> Result<T::Output> {
-        self.run_inner::<P, T>(entry, args, &stop::Stop::never())
+        self.run_to_end::<P, T>(entry, args, &stop::Stop::never())
     }
 
     /// [`Runtime::run`], stopped early when `options` says so: its [`CancelToken`] is
@@ -200,22 +202,116 @@ impl Runtime {
     ///
     /// # Errors
     ///
-    /// As for [`Runtime::run`], and [`Error::Cancelled`].
+    /// As for [`Runtime::run`], and [`Error::Cancelled`]; [`Error::Unsupported`] for
+    /// [`RunOptions::pause`] (a paused run is resumed through the handle [`Runtime::start`]
+    /// returns).
     pub fn run_with<P: Program, T: TaskFn>(
         &mut self,
         entry: T,
         args: T::Args,
         options: &RunOptions,
     ) -> Result<T::Output> {
-        self.run_inner::<P, T>(entry, args, &stop::Stop::new(options))
+        if options.pause.is_some() {
+            return Err(Error::Unsupported {
+                what: "RunOptions::pause with Runtime::run_with",
+                reason: "a paused run is resumed through the handle Runtime::start returns; call Runtime::start",
+            });
+        }
+        self.run_to_end::<P, T>(entry, args, &stop::Stop::new(options))
     }
 
-    fn run_inner<P: Program, T: TaskFn>(
+    /// [`Runtime::run_with`] for a run that may pause: returns [`Outcome::Done`] with the
+    /// root's result, or [`Outcome::Paused`] once the workers have left for a
+    /// [`RunOptions::pause`] request (on the GPU within about a millisecond, like a cancel);
+    /// then nothing of gtap's runs on the GPU until [`Paused::resume`]. With
+    /// [`RunOptions::sms`], the run shrinks and grows with the [`SmLimit`] while it goes on.
+    ///
+    /// ```ignore
+    /// let pause = PauseToken::new();
+    /// let options = RunOptions { pause: Some(pause.clone()), ..RunOptions::default() };
+    /// let mut outcome = rt.start::<Fib, _>(fib, (45,), &options)?;  // another thread: pause.pause()
+    /// let f45 = loop {
+    ///     match outcome {
+    ///         Outcome::Done(v) => break v,
+    ///         Outcome::Paused(paused) => {
+    ///             // ... the GPU is free for other work ...
+    ///             outcome = paused.resume(&options)?;
+    ///         }
+    ///     }
+    /// };
+    /// ```
+    ///
+    /// Pausing and SM limits need a thread-level program under the default scheduler on one
+    /// GPU; the CPU executor ignores both (its runs finish, or cancel).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Runtime::run_with`]; [`Error::Unsupported`] when the program or the
+    /// configuration cannot pause (it names which and why).
+    pub fn start<P: Program, T: TaskFn>(
+        &mut self,
+        entry: T,
+        args: T::Args,
+        options: &RunOptions,
+    ) -> Result<Outcome<'_, P, T>> {
+        let stop = stop::Stop::new(options);
+        match self.run_inner::<P, T>(entry, args, &stop)? {
+            Some(output) => Ok(Outcome::Done(output)),
+            None => Ok(Outcome::Paused(Paused {
+                rt: self,
+                _run: core::marker::PhantomData,
+            })),
+        }
+    }
+
+    /// [`Paused::resume`].
+    pub(crate) fn resume_inner<P: Program, T: TaskFn>(
+        &mut self,
+        options: &RunOptions,
+    ) -> Result<Outcome<'_, P, T>> {
+        let stop = stop::Stop::new(options);
+        let Engine::Gpu(gpu) = &mut self.engine else {
+            return Err(Error::Unsupported {
+                what: "Paused::resume",
+                reason: "the CPU executor never pauses a run",
+            });
+        };
+        match gpu.resume::<P, T>(&stop)? {
+            gpu::Segment::Done(output, stats) => {
+                self.last_stats = Some(stats);
+                Ok(Outcome::Done(output))
+            }
+            gpu::Segment::Paused(stats) => {
+                self.last_stats = Some(stats);
+                Ok(Outcome::Paused(Paused {
+                    rt: self,
+                    _run: core::marker::PhantomData,
+                }))
+            }
+        }
+    }
+
+    /// A run that may not pause: its result.
+    fn run_to_end<P: Program, T: TaskFn>(
         &mut self,
         entry: T,
         args: T::Args,
         stop: &stop::Stop,
     ) -> Result<T::Output> {
+        self.run_inner::<P, T>(entry, args, stop)?
+            .ok_or(Error::Protocol {
+                task: T::NAME,
+                detail: "a run without a pause token paused",
+            })
+    }
+
+    /// A run: its result, or `None` when it paused.
+    fn run_inner<P: Program, T: TaskFn>(
+        &mut self,
+        entry: T,
+        args: T::Args,
+        stop: &stop::Stop,
+    ) -> Result<Option<T::Output>> {
         if let Some(reason) = stop.requested() {
             return Err(stop.error(reason));
         }
@@ -228,8 +324,14 @@ impl Runtime {
         }
         let stride = probe::stride::<P>(self.config.task_data_limit)?;
         let (output, stats) = match &mut self.engine {
-            Engine::Cpu(cpu) => cpu.run::<P, T>(&entry, args, stride, &self.config, stop)?,
-            Engine::Gpu(gpu) => gpu.run::<P, T>(&entry, args, stride, stop)?,
+            Engine::Cpu(cpu) => {
+                let (o, st) = cpu.run::<P, T>(&entry, args, stride, &self.config, stop)?;
+                (Some(o), st)
+            }
+            Engine::Gpu(gpu) => match gpu.run::<P, T>(&entry, args, stride, stop)? {
+                gpu::Segment::Done(o, st) => (Some(o), st),
+                gpu::Segment::Paused(st) => (None, st),
+            },
         };
         self.last_stats = Some(stats);
         Ok(output)

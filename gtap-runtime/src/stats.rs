@@ -33,6 +33,14 @@ pub struct RunStats {
     /// Several GPUs: bytes that crossed between GPUs for those tasks (records, results and
     /// queue entries; the user's own buffers excluded).
     pub cross_bytes: u64,
+    /// GPU: times the run paused ([`Outcome::Paused`](crate::Outcome::Paused)) and was
+    /// resumed before it finished.
+    pub pauses: u32,
+    /// GPU with an [`SmLimit`](crate::SmLimit): shrinks and grows the run carried out.
+    pub resizes: u32,
+    /// GPU: warps that left the run at a batch boundary (pauses and shrinks) and took their
+    /// saved state up again later.
+    pub rejoins: u64,
 }
 
 impl RunStats {

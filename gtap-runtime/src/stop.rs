@@ -49,13 +49,18 @@ impl CancelToken {
     }
 }
 
-/// How a run may be stopped before its root finishes.
+/// How a run may be stopped before its root finishes, or steered while it runs.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Stop when this token is cancelled.
     pub cancel: Option<CancelToken>,
-    /// Stop when the run has taken this long (measured from the call).
+    /// Stop when the run has taken this long (measured from the call; for
+    /// [`Paused::resume`](crate::Paused::resume), from the resume).
     pub deadline: Option<Duration>,
+    /// Pause when this token asks ([`Runtime::start`](crate::Runtime::start) only).
+    pub pause: Option<crate::PauseToken>,
+    /// Follow this limit on the SMs the run uses while it runs (GPU).
+    pub sms: Option<crate::SmLimit>,
 }
 
 /// Why a run stopped early ([`Error::Cancelled`](crate::Error::Cancelled)).
@@ -70,12 +75,15 @@ pub enum CancelReason {
 /// CPU workers look for a stop request every this many steps (and whenever idle).
 pub(crate) const CPU_CHECK_EVERY: u64 = 256;
 
-/// A run's stop request, resolved from [`RunOptions`] at the start of the run.
+/// A run's stop request, resolved from [`RunOptions`] at the start of the run, and what
+/// steers it while it runs (pause, SM limit).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Stop {
     token: Option<CancelToken>,
     deadline: Option<Instant>,
     start: Option<Instant>,
+    pub(crate) pause: Option<crate::PauseToken>,
+    pub(crate) sms: Option<crate::SmLimit>,
 }
 
 impl Stop {
@@ -86,7 +94,15 @@ impl Stop {
             token: options.cancel.clone(),
             deadline: options.deadline.map(|d| start + d),
             start: Some(start),
+            pause: options.pause.clone(),
+            sms: options.sms.clone(),
         }
+    }
+
+    /// Whether the run may be paused or resized (so the GPU watcher needs to look, and the
+    /// run needs a kernel that can leave).
+    pub(crate) fn steered(&self) -> bool {
+        self.pause.is_some() || self.sms.is_some()
     }
 
     /// Nothing can stop the run.
@@ -96,7 +112,7 @@ impl Stop {
 
     /// Whether anything may ever stop the run (so the GPU watcher needs to look).
     pub(crate) fn armed(&self) -> bool {
-        self.token.is_some() || self.deadline.is_some()
+        self.token.is_some() || self.deadline.is_some() || self.steered()
     }
 
     /// Why the run must stop now, if it must.
@@ -128,7 +144,7 @@ mod tests {
         let t = CancelToken::new();
         let stop = Stop::new(&RunOptions {
             cancel: Some(t.clone()),
-            deadline: None,
+            ..RunOptions::default()
         });
         assert!(stop.armed());
         assert_eq!(stop.requested(), None);
@@ -137,8 +153,8 @@ mod tests {
         t.reset();
         assert_eq!(stop.requested(), None);
         let late = Stop::new(&RunOptions {
-            cancel: None,
             deadline: Some(Duration::ZERO),
+            ..RunOptions::default()
         });
         assert_eq!(late.requested(), Some(CancelReason::Deadline));
         assert!(!Stop::never().armed());

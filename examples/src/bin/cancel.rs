@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         };
         let options = RunOptions {
             cancel: Some(token),
-            deadline: None,
+            ..RunOptions::default()
         };
         let r = rt.run_with::<Fib, _>(fib, (n,), &options);
         let returned = Instant::now();
@@ -72,8 +72,8 @@ fn main() -> ExitCode {
         ok &= next_run_ok(&mut rt, check);
         // A deadline.
         let options = RunOptions {
-            cancel: None,
             deadline: Some(after),
+            ..RunOptions::default()
         };
         let t0 = Instant::now();
         let r = rt.run_with::<Fib, _>(fib, (n,), &options);

@@ -214,8 +214,16 @@ pub struct Control {
     pub imported: u32,
     /// Multi-GPU runs: imports of this GPU (claims on another GPU's queue that took tasks).
     pub import_claims: u32,
+    /// Set by the host while a run goes on (`park.rs`): 0 asks nothing; `1 + b` asks the
+    /// workers of blocks `b..` to leave at their next batch boundary (`1`: every block, a
+    /// pause). Work-first thread-level kernels on one GPU only.
+    pub resize: u32,
+    /// Warps that left the run and saved their state (park records), since the run began.
+    pub parks: u32,
+    /// Warps that took a saved state up again (a resume, or blocks that rejoined).
+    pub joins: u32,
     /// Padding to a full line.
-    pub pad: [u32; 8],
+    pub pad: [u32; 5],
 }
 
 /// The first device-side error of a run, in host-mapped memory so that it survives a trap.
@@ -395,7 +403,28 @@ pub struct Params {
     /// Multi-GPU runs: this GPU's import table, `IMPORTS_PER_WARP * min(warps, IMPORT_WARPS)`
     /// `u64` entries (`(gpu + 1) << 32 | slot` of the task an import stands for; 0 = free).
     pub imports: u64,
+    /// Work-first thread-level kernel: the park records, [`PARK_WORDS`] `u32` per warp
+    /// (`park.rs`).
+    pub parks: u64,
+    /// The first block this launch's block 0 stands for (0, except for blocks that rejoin a
+    /// running run: `park.rs`).
+    pub block_base: u32,
+    /// 1: this launch takes its warps' saved states up again (a resume, or rejoining
+    /// blocks) instead of starting the run.
+    pub resume: u32,
 }
+
+/// Words of one warp's park record (`park.rs`): its shared-memory scheduler words
+/// (`PARK_SMEM_WORDS` at most), the flag, and the lanes' free-array counts.
+pub const PARK_WORDS: u32 = 128;
+/// Park record: the copy of the warp's shared-memory words comes first, this many at most.
+pub const PARK_SMEM_WORDS: u32 = 64;
+/// Park record: 1 while the record holds a saved state nobody took up yet.
+pub const PARK_FLAG: u32 = 64;
+/// Park record: the 32 lanes' free-array counts start here.
+pub const PARK_LANES: u32 = 96;
+
+const _: () = assert!(smem_per_warp(8) / 4 <= PARK_SMEM_WORDS && PARK_LANES + 32 <= PARK_WORDS);
 
 /// Work-first kernel: free slots one lane may hold in its array (see `pool.rs`).
 pub const LANE_FREE_CAP: u32 = 64;

@@ -6,7 +6,8 @@
 //!   Its parts: `deque` (split deques: private part, release), `pool` (task slots), `join`
 //!   (warp-local and shared joins), `lane` (a lane's steps, with work-first inline execution),
 //!   `overflow` (where a private part that outgrows its ring goes), `global_queue` (the FIFO
-//!   rings of the global-queue ablation and of the overflow queues).
+//!   rings of the global-queue ablation and of the overflow queues), `park` (leaving a run at
+//!   a batch boundary and taking it up again: pause, resume, elastic workers).
 //! - `block_worker` (nvptx only): the block-level loop for programs with a
 //!   `#[gtap::function(block)]` kind (one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
@@ -38,6 +39,8 @@ mod join;
 mod lane;
 #[cfg(target_arch = "nvptx64")]
 mod overflow;
+#[cfg(target_arch = "nvptx64")]
+mod park;
 #[cfg(target_arch = "nvptx64")]
 mod peer;
 #[cfg(target_arch = "nvptx64")]
@@ -135,34 +138,44 @@ macro_rules! kernel {
     };
 }
 
-/// [`kernel!`]'s five instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`).
+/// [`kernel!`]'s instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`, `MULTI`,
+/// `ELASTIC`).
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gtap_entries {
     ($program:ident, $worker:ident, $prefix:literal) => {
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false, false);
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false, false, false);
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_profiled_", true, false, false, false
-        );
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_gq_", false, true, false, false);
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_", false, false, true, false
+            @one $program, $worker, $prefix, "_profiled_", true, false, false, false, false
         );
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true, false
+            @one $program, $worker, $prefix, "_gq_", false, true, false, false, false
         );
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_multi_", false, false, false, true);
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_shared_", false, false, true, false, false
+        );
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true, false, false
+        );
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_multi_", false, false, false, true, false
+        );
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_elastic_", false, false, false, false, true
+        );
     };
     (@one $program:ident, $worker:ident, $prefix:literal, $variant:literal,
-     $profile:literal, $global:literal, $shared:literal, $multi:literal) => {
+     $profile:literal, $global:literal, $shared:literal, $multi:literal, $elastic:literal) => {
         const _: () = {
             #[export_name = concat!($prefix, $variant, stringify!($program))]
             pub unsafe extern "ptx-kernel" fn entry(params: *const $crate::gpu::layout::Params) {
                 // SAFETY: launched by the gtap host runtime with params whose regions match
                 // this variant (its pools, global queues or profile regions).
                 unsafe {
-                    $crate::gpu::$worker::<$program, $profile, $global, $shared, $multi>(params)
+                    $crate::gpu::$worker::<$program, $profile, $global, $shared, $multi, $elastic>(
+                        params,
+                    )
                 }
             }
         };

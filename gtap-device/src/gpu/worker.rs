@@ -28,6 +28,7 @@ use super::layout::{
     ERR_POOL_EXHAUSTED, ERR_PROTOCOL, ERR_QUEUE_OVERFLOW, FLAG_DONE, NONE,
 };
 use super::overflow::OVERFLOW_IDLE_NS;
+use super::park::{LEAVE_PARK, LEAVE_STOP};
 use crate::arch::nvptx as a;
 use crate::task::Program;
 
@@ -728,12 +729,17 @@ pub unsafe fn thread_worker<
     const GLOBAL: bool,
     const SHARED: bool,
     const MULTI: bool,
+    const ELASTIC: bool,
 >(
     params: *const Params,
 ) {
     // The work-first scheduler (private deque parts, warp-local joins and pools) unless one of
     // the ablations is asked for.
     let wf = !SHARED && !GLOBAL;
+    // Whether warps may leave the run and take it up again (`park.rs`): a kernel variant of
+    // its own, so that the plain kernel carries none of it (inside it, the park and rejoin
+    // paths raised fib's registers from 106 to 122-124).
+    let parkable = ELASTIC && wf && !MULTI && !PROFILE;
     if P::HAS_BLOCK {
         // Programs with a block-level kind run on `block_worker`; never launched for them.
         return;
@@ -742,7 +748,9 @@ pub unsafe fn thread_worker<
     let p = unsafe { &*params };
     let lane = a::lane_id();
     let warp_in_block = a::thread_idx_x() / 32;
-    let warp = a::block_idx_x() * (a::block_dim_x() / 32) + warp_in_block;
+    // Blocks that rejoin a running run stand for blocks `block_base..` (`park.rs`).
+    let block = a::block_idx_x() + if parkable { p.block_base } else { 0 };
+    let warp = block * (a::block_dim_x() / 32) + warp_in_block;
     if warp >= p.num_warps {
         return;
     }
@@ -750,8 +758,20 @@ pub unsafe fn thread_worker<
     let smem: *mut u32 = a::dynamic_smem()
         .wrapping_add((warp_in_block * super::layout::smem_per_warp_of(p.queues, PROFILE)) as usize)
         .cast();
+    let resume = parkable && p.resume != 0;
+    // Work first: slots in this lane's free array (kept across batches; see `pool.rs`).
+    let mut lane_free: u32 = 0;
+    if resume {
+        // Out of line, before the warp view exists: a call made while the view's registers
+        // are live raised fib's kernel from 106 to 122 registers.
+        // SAFETY: this warp's shared words; nothing of the warp ran yet.
+        match unsafe { super::park::rejoin(p, warp, lane, smem) } {
+            Some(n) => lane_free = n,
+            None => return,
+        }
+    }
     let w = Warp::new(p, warp, lane, smem);
-    if lane == 0 {
+    if !resume && lane == 0 {
         // SAFETY: this warp's shared words (smem_per_warp(queues) bytes).
         unsafe {
             // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier below.
@@ -779,7 +799,7 @@ pub unsafe fn thread_worker<
     // Per-lane state.
     let mut task = NONE;
     // The root starts on GPU 0 (of a multi-GPU run; `peer.rs`).
-    if warp == 0 && p.gpu == 0 {
+    if warp == 0 && p.gpu == 0 && !resume {
         kept = 1;
         if lane == 0 {
             task = p.root_slot;
@@ -794,8 +814,8 @@ pub unsafe fn thread_worker<
     // Work-first, programs without joins (lane 0): tasks finished minus spawned by this warp
     // and not yet subtracted from `Control::live` (never positive: see the publish step).
     let mut live_debt: i32 = 0;
-    // Work first: slots in this lane's free array (kept across batches; see `pool.rs`).
-    let mut lane_free: u32 = 0;
+    // Why the loop ended: `LEAVE_STOP` (the run is over) or `LEAVE_PARK` (`park.rs`).
+    let mut leave = LEAVE_STOP;
     // Profiler state (dead code when !PROFILE).
     let mut prof = WarpProf { written: 0 };
     if PROFILE && lane == 0 {
@@ -915,8 +935,13 @@ pub unsafe fn thread_worker<
                 unsafe { w.flush_live(live_debt) };
                 live_debt = 0;
             }
-            let stop = lane == 0 && w.should_stop();
-            if a::vote_sync_ballot_b32(FULL, stop) != 0 {
+            let mut code = 0;
+            if lane == 0 {
+                code = w.leave_code(parkable);
+            }
+            code = a::shfl_sync_idx_b32(FULL, code, 0);
+            if code != 0 {
+                leave = code;
                 break;
             }
             a::nanosleep(idle_ns);
@@ -1171,8 +1196,13 @@ pub unsafe fn thread_worker<
 
         let check = batches % STOP_CHECK_EVERY == 0;
         if a::shfl_sync_idx_b32(FULL, u32::from(check), 0) != 0 {
-            let stop = lane == 0 && w.should_stop();
-            if a::vote_sync_ballot_b32(FULL, stop) != 0 {
+            let mut code = 0;
+            if lane == 0 {
+                code = w.leave_code(parkable);
+            }
+            code = a::shfl_sync_idx_b32(FULL, code, 0);
+            if code != 0 {
+                leave = code;
                 break;
             }
         }
@@ -1183,19 +1213,31 @@ pub unsafe fn thread_worker<
         unsafe { prof.close(&w, p) };
     }
 
-    // ---- Exit: per-warp counters for the host. ----
+    // ---- Exit: per-warp counters for the host (added: a warp index may run in several
+    // launches of one run, `park.rs`). ----
     let steps = a::redux_sync_add_u32(FULL, steps);
     let spawned = a::redux_sync_add_u32(FULL, spawned_total);
     if lane == 0 {
         let st = (p.stats as *mut WarpStats).wrapping_add(warp as usize);
-        // SAFETY: this warp's stats entry.
+        // SAFETY: this warp's stats entry; an earlier launch's warp of this index wrote it
+        // before its park's release, which this warp's rejoin acquired.
         unsafe {
+            let old = st.read();
             st.write(WarpStats {
-                steps,
-                spawned,
-                steals,
-                batches,
+                steps: old.steps.wrapping_add(steps),
+                spawned: old.spawned.wrapping_add(spawned),
+                steals: old.steals.wrapping_add(steals),
+                batches: old.batches.wrapping_add(batches),
             })
         };
+    }
+    if parkable && leave == LEAVE_PARK {
+        if !P::JOINS && lane == 0 && live_debt != 0 {
+            // SAFETY: the control block is valid.
+            unsafe { w.flush_live(live_debt) };
+        }
+        // SAFETY: between batches (the loop's stop checks), converged; `kept` tasks of
+        // `cur_q` are the publish step's keep.
+        unsafe { w.park(kept, cur_q, lane_free) };
     }
 }

@@ -22,11 +22,13 @@
 //! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
 //! thread; `cudarc`'s `CudaContext` owns the primary context.
 
+mod elastic;
 mod multi;
 mod pipeline;
 mod staging;
 mod transfer;
 
+pub(crate) use elastic::Segment;
 pub(crate) use transfer::DeviceBuffer;
 
 use std::collections::HashMap;
@@ -43,7 +45,7 @@ use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
     self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
     PeerInfo, SpillHeader, WarpStats, HEADER_BYTES, IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS,
-    LANE_FREE_CAP, MAX_INLINE_STEPS, NONE,
+    LANE_FREE_CAP, MAX_INLINE_STEPS, NONE, PARK_WORDS,
 };
 use gtap_device::task::{Program, TaskFn};
 
@@ -94,6 +96,8 @@ struct Kernel {
     block: u32,
     /// Workers per block: warps (thread-level workers) or 1 (block-level workers).
     workers_per_block: u32,
+    /// Blocks per SM (the occupancy query's): an SM's worth of the grid.
+    per_sm: u32,
 }
 
 /// Which instantiation of a worker loop a run launches.
@@ -113,12 +117,17 @@ enum Variant {
     /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
     /// raised fib's registers from 106 to 164).
     Multi,
+    /// The work-first scheduler whose warps can leave a run and rejoin it (`gtap-device`'s
+    /// `park.rs`: pause, resume, SM limits): a kernel of its own for the same reason.
+    Elastic,
 }
 
 impl Variant {
-    fn of(config: &Config, multi: bool) -> Self {
+    fn of(config: &Config, multi: bool, elastic: bool) -> Self {
         if multi {
             Self::Multi
+        } else if elastic {
+            Self::Elastic
         } else if config.scheduler == Scheduler::GlobalQueue {
             Self::GlobalQueue
         } else if config.scheduler == Scheduler::SharedDeque {
@@ -150,6 +159,7 @@ impl Variant {
             Self::Shared => "_shared",
             Self::SharedProfiled => "_shared_profiled",
             Self::Multi => "_multi",
+            Self::Elastic => "_elastic",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
@@ -162,11 +172,17 @@ struct Part {
     gpus: u32,
     /// This one's index (0 holds the root).
     gpu: u32,
+    /// The run may pause or follow an SM limit (the elastic kernel; one GPU only).
+    elastic: bool,
 }
 
 impl Part {
     /// A run on one GPU.
-    const ONE: Self = Self { gpus: 1, gpu: 0 };
+    const ONE: Self = Self {
+        gpus: 1,
+        gpu: 0,
+        elastic: false,
+    };
 }
 
 /// A prepared (then launched) kernel of one GPU, until [`Inner::finish`].
@@ -193,6 +209,8 @@ struct Finished<O> {
     /// The root's result (on the GPU that holds the root, when it finished).
     output: Option<O>,
     stats: RunStats,
+    /// The control block as the kernel left it.
+    control: Control,
 }
 
 /// Device regions of one pool shape (see `layout.rs`).
@@ -275,6 +293,10 @@ struct Pools {
     /// Multi-GPU runs: the import table (`import_entries` `u64`, zeroed every run).
     imports: u64,
     import_entries: u32,
+    /// Work first, thread-level: the park records (`layout::PARK_WORDS` per warp), and
+    /// whether a run may have left flags set in them (zeroed before the next).
+    parks: u64,
+    parks_dirty: bool,
 }
 
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
@@ -323,6 +345,12 @@ struct Inner {
     share: u32,
     /// The peer table of a multi-GPU run (`MAX_GPUS` [`PeerInfo`]).
     peers: u64,
+    /// The params of the last prepared run (a resume and rejoining blocks copy them).
+    run_params: Params,
+    /// The paused run this runtime holds (`elastic.rs`); a new run abandons it.
+    paused: Option<elastic::PausedRun>,
+    /// Streams and params copies for kernels of blocks that rejoin a running run.
+    rejoin: Vec<elastic::RejoinSlot>,
 }
 
 // SAFETY: the raw handles are plain driver handles, valid from any thread once the context is
@@ -391,6 +419,9 @@ impl Inner {
             gpu_index,
             share,
             peers: 0,
+            run_params: Params::default(),
+            paused: None,
+            rejoin: Vec::new(),
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
         // SAFETY: out-pointers to fields of `me`; the context is bound.
@@ -433,9 +464,9 @@ impl Inner {
     }
 
     /// The kernel of program `P`, sized on first use.
-    fn kernel<P: Program>(&mut self, multi: bool) -> Result<Kernel> {
+    fn kernel<P: Program>(&mut self, multi: bool, elastic: bool) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let variant = Variant::of(&self.config, multi);
+        let variant = Variant::of(&self.config, multi, elastic);
         let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
@@ -509,6 +540,7 @@ impl Inner {
             smem,
             block,
             workers_per_block,
+            per_sm: per_sm.max(1) as u32,
         };
         self.kernels.insert((program, variant), k);
         Ok(k)
@@ -641,6 +673,8 @@ impl Inner {
             inbox_dirty: false,
             imports: 0,
             import_entries: 0,
+            parks: 0,
+            parks_dirty: false,
         };
         let r = (|| -> Result<()> {
             p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
@@ -650,6 +684,11 @@ impl Inner {
                 p.free_stacks = dev_alloc(pw * WF_STACK_CAP as usize * 4)?;
                 p.lane_frees = dev_alloc(pw * 32 * LANE_FREE_CAP as usize * 4)?;
                 p.spill = dev_alloc(size_of::<SpillHeader>())?;
+                p.parks = dev_alloc(pw * PARK_WORDS as usize * 4)?;
+                // SAFETY: the records hold pw * PARK_WORDS u32; no flag is set.
+                check("cuMemsetD32", unsafe {
+                    sys::cuMemsetD32_v2(p.parks, 0, pw * PARK_WORDS as usize)
+                })?;
                 p.spill_ring = dev_alloc(p.spill_cap as usize * 4)?;
                 // Zeroed once; takers zero what they take, the host what a run left.
                 // SAFETY: the ring holds spill_cap u32.
@@ -699,20 +738,45 @@ impl Inner {
         args: T::Args,
         stride: usize,
         stop: &Stop,
-    ) -> Result<(T::Output, RunStats)> {
+    ) -> Result<Segment<T::Output>> {
         let t0 = Instant::now();
-        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        let part = Part {
+            elastic: stop.steered(),
+            ..Part::ONE
+        };
+        let launch = self.prepare::<P, T>(args, stride, part)?;
         if let Some(reason) = stop.requested() {
             // Not launched: the queued setup only resets what the next run resets again.
             return Err(stop.error(reason));
         }
+        if stop.steered() {
+            // Pause or SM limit: the blocks above the limit leave at once (`elastic.rs`).
+            let k = launch.kernel;
+            let (mut steering, word) = Inner::steering_at_start(&k, stop);
+            if word != 0 {
+                let addr = self.control + core::mem::offset_of!(Control, resize) as u64;
+                // SAFETY: the control block is allocated; the word outlives the staged copy.
+                unsafe {
+                    check(
+                        "cuMemcpyHtoDAsync",
+                        sys::cuMemcpyHtoDAsync_v2(addr, (&raw const word).cast(), 4, self.stream),
+                    )?;
+                }
+            }
+            if let Some(p) = self.pools.as_mut() {
+                p.parks_dirty = true;
+            }
+            self.launch(&launch)?;
+            self.wait(launch.warps, stop, Some((&mut steering, &k)))?;
+            return self.end_segment::<P, T>(launch, &steering, t0);
+        }
         self.launch(&launch)?;
-        self.wait(launch.warps, stop)?;
+        self.wait(launch.warps, stop, None)?;
         let end = self.finish::<P, T>(launch)?;
         let mut stats = end.stats;
         stats.elapsed = t0.elapsed();
         match end.output {
-            Some(out) => Ok((out, stats)),
+            Some(out) => Ok(Segment::Done(out, stats)),
             None => Err(Error::Protocol {
                 task: T::NAME,
                 detail: "the GPU workers exited before the root task finished",
@@ -732,13 +796,17 @@ impl Inner {
             return Err(Error::ContextLost);
         }
         self.bind()?;
+        // A new run abandons a paused one; blocks that rejoined the last run have exited
+        // (it ended), but their streams are synchronized before anything is reset.
+        self.paused = None;
+        self.wait_rejoins()?;
         if size_of::<T::Args>() > stride || size_of::<T::Output>() > ROOT_RESULT_BYTES {
             return Err(Error::Protocol {
                 task: T::NAME,
                 detail: "root arguments or result larger than the frame",
             });
         }
-        let k = self.kernel::<P>(part.gpus > 1)?;
+        let k = self.kernel::<P>(part.gpus > 1, part.elastic)?;
         let warps = k.grid * k.workers_per_block;
         // Work-first pools (one per warp, block-level workers' warps included) under the
         // default scheduler.
@@ -862,7 +930,11 @@ impl Inner {
             gpu: part.gpu,
             peers: self.peers,
             imports: pools.imports,
+            parks: pools.parks,
+            block_base: 0,
+            resume: 0,
         };
+        self.run_params = params;
         let control = Control {
             live: 1,
             ..Control::default()
@@ -904,6 +976,12 @@ impl Inner {
                 check(
                     "cuMemsetD32Async",
                     sys::cuMemsetD32Async(pools.imports, 0, pools.import_entries as usize * 2, s),
+                )?;
+            }
+            if pools.parks_dirty {
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.parks, 0, w * PARK_WORDS as usize, s),
                 )?;
             }
             if pools.wf {
@@ -968,6 +1046,9 @@ impl Inner {
                     sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
                 )?;
             }
+        }
+        if let Some(p) = self.pools.as_mut() {
+            p.parks_dirty = false;
         }
         Ok(Launch {
             kernel: k,
@@ -1140,11 +1221,21 @@ impl Inner {
                 * (u64::from(self.pools.as_ref().map_or(0, |p| p.slot_bytes)) + 8),
             ..RunStats::default()
         };
-        Ok(Finished { output, stats })
+        Ok(Finished {
+            output,
+            stats,
+            control: ctl,
+        })
     }
 
     /// Waits for the kernel, polling the progress counters; a hang or a fault becomes an error.
-    fn wait(&mut self, warps: u32, stop: &Stop) -> Result<()> {
+    /// A steered run (`elastic.rs`) also looks at its pause and SM-limit requests.
+    fn wait(
+        &mut self,
+        warps: u32,
+        stop: &Stop,
+        mut steering: Option<(&mut elastic::Steering, &Kernel)>,
+    ) -> Result<()> {
         let mut last_sum = 0u64;
         let mut last_change = Instant::now();
         let mut next_poll = Instant::now() + Duration::from_millis(10);
@@ -1160,6 +1251,11 @@ impl Inner {
             }
             if let Some(reason) = stop.requested() {
                 return Err(self.stop_now(stop.error(reason)));
+            }
+            if let Some((s, k)) = steering.as_mut() {
+                if let Err(e) = s.step(self, k, stop) {
+                    return Err(self.stop_now(e));
+                }
             }
             let now = Instant::now();
             if now >= next_poll {
@@ -1198,7 +1294,13 @@ impl Inner {
         while r == OK && Instant::now() < deadline {
             // SAFETY: a valid stream.
             match unsafe { sys::cuStreamQuery(self.stream) } {
-                OK => return Stopped::Exited,
+                // Blocks that rejoined the run (`elastic.rs`) see the same abort word.
+                OK => {
+                    return match self.wait_rejoins() {
+                        Ok(()) => Stopped::Exited,
+                        Err(_) => Stopped::Stuck,
+                    }
+                }
                 CuResult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
                 e => return Stopped::Failed(e),
             }
@@ -1353,6 +1455,7 @@ impl Drop for Inner {
         if self.poisoned || self.bind().is_err() {
             return;
         }
+        self.free_rejoins();
         if let Some(p) = self.pools.take() {
             free_pools(&p);
         }
@@ -1416,16 +1519,50 @@ impl GpuBackend {
         args: T::Args,
         stride: usize,
         stop: &Stop,
-    ) -> Result<(T::Output, RunStats)> {
+    ) -> Result<Segment<T::Output>> {
+        if stop.steered() {
+            self.check_steerable::<P>()?;
+        }
         // Only thread-level programs with joins spread over GPUs (`Devices`).
         if self.others.is_empty() || P::HAS_BLOCK || !P::JOINS {
             let r = self.inner.run::<P, T>(entry, args, stride, stop);
-            return r.map(|(o, mut st)| {
-                st.gpus = 1;
-                (o, st)
+            return r.map(|seg| match seg {
+                Segment::Done(o, mut st) => {
+                    st.gpus = 1;
+                    Segment::Done(o, st)
+                }
+                paused => paused,
             });
         }
         multi::run::<P, T>(&mut self.inner, &mut self.others, args, stride, stop)
+            .map(|(o, st)| Segment::Done(o, st))
+    }
+
+    /// Launches the paused run of this runtime again (`elastic.rs`).
+    pub(crate) fn resume<P: Program, T: TaskFn>(
+        &mut self,
+        stop: &Stop,
+    ) -> Result<Segment<T::Output>> {
+        self.inner.resume::<P, T>(stop)
+    }
+
+    /// Whether runs of `P` can pause and follow an SM limit: thread-level programs, the
+    /// default scheduler, one GPU, no profiler.
+    fn check_steerable<P: Program>(&self) -> Result<()> {
+        let what = "RunOptions::pause and RunOptions::sms";
+        let config = &self.inner.config;
+        let reason = if P::HAS_BLOCK {
+            "the program has a block-level kind, and only thread-level workers leave and rejoin a run; run it without pause or SM limit"
+        } else if !self.others.is_empty() {
+            "the runtime spans several GPUs (Config::devices); use Devices::One"
+        } else if config.scheduler != Scheduler::WorkFirst {
+            "the ablation schedulers cannot leave a run; use Scheduler::WorkFirst"
+        } else if config.profile_records > 0 {
+            "the profiled kernel cannot leave a run; set Config::profile_records = 0"
+        } else {
+            return Ok(());
+        };
+        Err(Error::Unsupported { what, reason })
     }
 }
 
@@ -1574,6 +1711,7 @@ fn free_pools(p: &Pools) {
         p.spill_ring,
         p.inbox,
         p.imports,
+        p.parks,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).
