@@ -61,12 +61,19 @@
 //!   child imported and run by another GPU, whose result and completion come back while the
 //!   exporting GPU runs the sibling; the parent resumes once with both results.
 //!   `no_completion_release` leaves out the completion's fence and release.
+//! - `park::parked_stolen_rejoined`: leaving a run and taking it up again (`park.rs`): a warp
+//!   parks with two private tasks (released, then its record saved and its flag released), a
+//!   thief steals one, and the warp of the same index in a later launch acquires the flag,
+//!   restores the tail and pops the rest; each task runs once with its record visible.
+//!   `no_flag_release` stores the flag relaxed.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
 
 #[cfg(test)]
 mod model;
+#[cfg(test)]
+mod park;
 #[cfg(test)]
 mod peer;
 #[cfg(test)]

@@ -375,6 +375,38 @@ fn main() -> ExitCode {
         }
     }
 
+    // What the elastic kernel costs when nothing is asked of it (an SM limit that is never
+    // set), against the plain kernel, in the same process.
+    if !small {
+        let steered = RunOptions {
+            sms: Some(SmLimit::new()),
+            ..RunOptions::default()
+        };
+        let (mut plain, mut elastic) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            for (options, times) in [(None, &mut plain), (Some(&steered), &mut elastic)] {
+                let r = match options {
+                    None => rt.run::<Fib, _>(fib, (n2,)),
+                    Some(o) => rt.run_with::<Fib, _>(fib, (n2,), o),
+                };
+                match r {
+                    Ok(v) if v == want2 => {
+                        times.extend(rt.last_stats().and_then(RunStats::kernel_ms));
+                    }
+                    other => {
+                        println!("FAIL fib({n2}) for the overhead: {other:?}");
+                        ok = false;
+                    }
+                }
+            }
+        }
+        println!(
+            "the elastic kernel, nothing asked: fib({n2}) {:.2} ms against the plain kernel's {:.2} ms (kernel medians of 5, same process)",
+            host::median(&mut elastic),
+            host::median(&mut plain)
+        );
+    }
+
     if latencies.is_empty() {
         println!("pause latency: no pause was measured");
         ok = false;

@@ -412,6 +412,12 @@ pub struct Params {
     /// 1: this launch takes its warps' saved states up again (a resume, or rejoining
     /// blocks) instead of starting the run.
     pub resume: u32,
+    /// The run's own params (the region the first launch reads): what every launch of the
+    /// run, rejoining blocks included, stores for `params()`, the module-wide pointer that
+    /// cold paths read. Copies for rejoining blocks differ only in `block_base` and `resume`,
+    /// which are read from the kernel's argument alone, so a kernel never reads through
+    /// `params()` a copy that another launch made (or that was allocated after it started).
+    pub run: u64,
 }
 
 /// Words of one warp's park record (`park.rs`): its shared-memory scheduler words

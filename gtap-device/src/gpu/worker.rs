@@ -754,7 +754,12 @@ pub unsafe fn thread_worker<
     if warp >= p.num_warps {
         return;
     }
-    super::set_params(params);
+    // The run's own params (the same region in every launch of the run: `Params::run`).
+    super::set_params(if parkable {
+        p.run as *const Params
+    } else {
+        params
+    });
     let smem: *mut u32 = a::dynamic_smem()
         .wrapping_add((warp_in_block * super::layout::smem_per_warp_of(p.queues, PROFILE)) as usize)
         .cast();

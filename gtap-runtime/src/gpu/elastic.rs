@@ -288,15 +288,22 @@ impl Inner {
 
     /// Waits for every rejoin kernel (they exit once the run is over or paused).
     pub(super) fn wait_rejoins(&mut self) -> Result<()> {
-        for i in 0..self.rejoin.len() {
-            let s = self.rejoin[i].stream;
+        match self.sync_rejoins() {
+            OK => Ok(()),
+            e => Err(self.fault(e)),
+        }
+    }
+
+    /// [`Inner::wait_rejoins`], the driver's answer: the first stream's error, else `OK`.
+    pub(super) fn sync_rejoins(&self) -> CuResult {
+        for s in &self.rejoin {
             // SAFETY: a valid stream.
-            let r = unsafe { sys::cuStreamSynchronize(s) };
+            let r = unsafe { sys::cuStreamSynchronize(s.stream) };
             if r != OK {
-                return Err(self.fault(r));
+                return r;
             }
         }
-        Ok(())
+        OK
     }
 
     /// Frees the rejoin slots (the context is bound and nothing runs on them).

@@ -933,6 +933,7 @@ impl Inner {
             parks: pools.parks,
             block_base: 0,
             resume: 0,
+            run: self.params,
         };
         self.run_params = params;
         let control = Control {
@@ -1296,9 +1297,9 @@ impl Inner {
             match unsafe { sys::cuStreamQuery(self.stream) } {
                 // Blocks that rejoined the run (`elastic.rs`) see the same abort word.
                 OK => {
-                    return match self.wait_rejoins() {
-                        Ok(()) => Stopped::Exited,
-                        Err(_) => Stopped::Stuck,
+                    return match self.sync_rejoins() {
+                        OK => Stopped::Exited,
+                        e => Stopped::Failed(e),
                     }
                 }
                 CuResult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
