@@ -109,6 +109,19 @@ impl Steering {
         }
     }
 
+    /// The steering of a run of kernel `k` that starts fresh now: every block launched, and
+    /// (with an SM limit below the grid) the blocks above it asked to leave at once; with the
+    /// `resize` word to write before the launch (0: none).
+    pub(super) fn at_start(k: &Kernel, stop: &Stop) -> (Self, u32) {
+        let mut s = Self::new(k, k.grid, None);
+        let want = s.wanted(stop);
+        if want < k.grid {
+            s.leaving = Some(want);
+        }
+        let word = s.word(want);
+        (s, word)
+    }
+
     /// The blocks the limit allows now (at least one).
     fn wanted(&self, stop: &Stop) -> u32 {
         match stop.sms.as_ref().and_then(crate::SmLimit::get) {
@@ -166,18 +179,6 @@ impl Steering {
 }
 
 impl Inner {
-    /// The steering of a run of kernel `k` that starts fresh now: every block launched, and
-    /// (with an SM limit below the grid) the blocks above it asked to leave at once.
-    pub(super) fn steering_at_start(k: &Kernel, stop: &Stop) -> (Steering, u32) {
-        let mut s = Steering::new(k, k.grid, None);
-        let want = s.wanted(stop);
-        if want < k.grid {
-            s.leaving = Some(want);
-        }
-        let word = s.word(want);
-        (s, word)
-    }
-
     /// Writes the `resize` word of the running kernel (after its start event, on the watch
     /// stream; see `request_abort` for why it waits for the start).
     pub(super) fn write_resize(&self, value: u32) -> Result<()> {
@@ -447,10 +448,10 @@ mod tests {
             sms: Some(limit.clone()),
             ..crate::RunOptions::default()
         });
-        let (s, word) = Inner::steering_at_start(&k, &stop);
+        let (s, word) = Steering::at_start(&k, &stop);
         assert_eq!((s.wanted(&stop), word, s.leaving), (k.grid, 0, None));
         limit.set(Some(66));
-        let (s, word) = Inner::steering_at_start(&k, &stop);
+        let (s, word) = Steering::at_start(&k, &stop);
         assert_eq!(
             (s.wanted(&stop), word, s.leaving),
             (66 * 16, 1 + 66 * 16, Some(66 * 16))

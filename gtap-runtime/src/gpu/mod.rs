@@ -752,7 +752,7 @@ impl Inner {
         if stop.steered() {
             // Pause or SM limit: the blocks above the limit leave at once (`elastic.rs`).
             let k = launch.kernel;
-            let (mut steering, word) = Inner::steering_at_start(&k, stop);
+            let (mut steering, word) = elastic::Steering::at_start(&k, stop);
             if word != 0 {
                 let addr = self.control + core::mem::offset_of!(Control, resize) as u64;
                 // SAFETY: the control block is allocated; the word outlives the staged copy.
