@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (after gpu-bundle.sh; carry .carry): kernel medians of the
+# Runs on the GPU machine (after gpu-bundle.sh; carry .carry): medians of the
 # thread-level examples at several resident warps per SM (--grid = warps, blocks of 32
 # threads), beside the occupancy query's default, in one process per point (each example also
 # runs its sequential reference, so the sizes are the ones whose reference is quick).

@@ -375,8 +375,8 @@ fn main() -> ExitCode {
         }
     }
 
-    // What steering costs when nothing is asked (an SM limit that is never set: the watcher
-    // polls it), against a plain run, in the same process.
+    // What the elastic kernel costs when nothing is asked of it (an SM limit that is never
+    // set), against the plain kernel, in the same process.
     if !small {
         let steered = RunOptions {
             sms: Some(SmLimit::new()),
@@ -401,7 +401,7 @@ fn main() -> ExitCode {
             }
         }
         println!(
-            "a steered run, nothing asked: fib({n2}) {:.2} ms against a plain run's {:.2} ms (kernel medians of 5, same process)",
+            "the elastic kernel, nothing asked: fib({n2}) {:.2} ms against the plain kernel's {:.2} ms (kernel medians of 5, same process)",
             host::median(&mut elastic),
             host::median(&mut plain)
         );

@@ -477,10 +477,11 @@ pub unsafe fn block_worker<
     const GLOBAL: bool,
     const SHARED: bool,
     const MULTI: bool,
+    const ELASTIC: bool,
 >(
     params: *const Params,
 ) {
-    if MULTI {
+    if MULTI || ELASTIC {
         // Block-level programs run on one GPU (the host never launches this entry).
         return;
     }

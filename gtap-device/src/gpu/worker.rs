@@ -729,18 +729,17 @@ pub unsafe fn thread_worker<
     const GLOBAL: bool,
     const SHARED: bool,
     const MULTI: bool,
+    const ELASTIC: bool,
 >(
     params: *const Params,
 ) {
     // The work-first scheduler (private deque parts, warp-local joins and pools) unless one of
     // the ablations is asked for.
     let wf = !SHARED && !GLOBAL;
-    // Whether warps may leave the run and take it up again (`park.rs`): the work-first kernel
-    // of a one-GPU run. The park and rejoin paths raise fib's registers from 106 to 124 (the
-    // occupancy stays 16 warps per SM) and made it faster, not slower: on an H100, fib(40)
-    // 48.0 against 49.4 ms, UTS 1e7 43.5 against 45.5, nqueens(15) 12.5 against 12.8, the
-    // rest within the spread (`docs/benchmarks.md`).
-    let parkable = wf && !MULTI && !PROFILE;
+    // Whether warps may leave the run and take it up again (`park.rs`): a kernel variant of
+    // its own, so that the plain kernel carries none of it (inside it, the park and rejoin
+    // paths raised fib's registers from 106 to 122-124).
+    let parkable = ELASTIC && wf && !MULTI && !PROFILE;
     if P::HAS_BLOCK {
         // Programs with a block-level kind run on `block_worker`; never launched for them.
         return;
@@ -768,7 +767,8 @@ pub unsafe fn thread_worker<
     // Work first: slots in this lane's free array (kept across batches; see `pool.rs`).
     let mut lane_free: u32 = 0;
     if resume {
-        // Out of line, before the warp view exists (nothing of the view is live across it).
+        // Out of line, before the warp view exists: a call made while the view's registers
+        // are live raised fib's kernel from 106 to 122 registers.
         // SAFETY: this warp's shared words; nothing of the warp ran yet.
         match unsafe { super::park::rejoin(p, warp, lane, smem) } {
             Some(n) => lane_free = n,

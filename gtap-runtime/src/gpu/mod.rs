@@ -117,12 +117,17 @@ enum Variant {
     /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
     /// raised fib's registers from 106 to 164).
     Multi,
+    /// The work-first scheduler whose warps can leave a run and rejoin it (`gtap-device`'s
+    /// `park.rs`: pause, resume, SM limits): a kernel of its own for the same reason.
+    Elastic,
 }
 
 impl Variant {
-    fn of(config: &Config, multi: bool) -> Self {
+    fn of(config: &Config, multi: bool, elastic: bool) -> Self {
         if multi {
             Self::Multi
+        } else if elastic {
+            Self::Elastic
         } else if config.scheduler == Scheduler::GlobalQueue {
             Self::GlobalQueue
         } else if config.scheduler == Scheduler::SharedDeque {
@@ -154,6 +159,7 @@ impl Variant {
             Self::Shared => "_shared",
             Self::SharedProfiled => "_shared_profiled",
             Self::Multi => "_multi",
+            Self::Elastic => "_elastic",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
@@ -166,11 +172,17 @@ struct Part {
     gpus: u32,
     /// This one's index (0 holds the root).
     gpu: u32,
+    /// The run may pause or follow an SM limit (the elastic kernel; one GPU only).
+    elastic: bool,
 }
 
 impl Part {
     /// A run on one GPU.
-    const ONE: Self = Self { gpus: 1, gpu: 0 };
+    const ONE: Self = Self {
+        gpus: 1,
+        gpu: 0,
+        elastic: false,
+    };
 }
 
 /// A prepared (then launched) kernel of one GPU, until [`Inner::finish`].
@@ -452,9 +464,9 @@ impl Inner {
     }
 
     /// The kernel of program `P`, sized on first use.
-    fn kernel<P: Program>(&mut self, multi: bool) -> Result<Kernel> {
+    fn kernel<P: Program>(&mut self, multi: bool, elastic: bool) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let variant = Variant::of(&self.config, multi);
+        let variant = Variant::of(&self.config, multi, elastic);
         let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
@@ -728,7 +740,11 @@ impl Inner {
         stop: &Stop,
     ) -> Result<Segment<T::Output>> {
         let t0 = Instant::now();
-        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        let part = Part {
+            elastic: stop.steered(),
+            ..Part::ONE
+        };
+        let launch = self.prepare::<P, T>(args, stride, part)?;
         if let Some(reason) = stop.requested() {
             // Not launched: the queued setup only resets what the next run resets again.
             return Err(stop.error(reason));
@@ -790,7 +806,7 @@ impl Inner {
                 detail: "root arguments or result larger than the frame",
             });
         }
-        let k = self.kernel::<P>(part.gpus > 1)?;
+        let k = self.kernel::<P>(part.gpus > 1, part.elastic)?;
         let warps = k.grid * k.workers_per_block;
         // Work-first pools (one per warp, block-level workers' warps included) under the
         // default scheduler.
