@@ -23,12 +23,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 B=.carry
 mode="${1:-all}"
-# gpu-bundle.sh ships the binaries compressed (the carry limit is 64 MiB); Python unpacks them
-# where tar has no xz.
-if [ -f $B/bundle.txz ] && [ ! -x $B/fib ]; then
-  tar xJf $B/bundle.txz -C $B 2>/dev/null ||
-    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' $B/bundle.txz $B
-fi
+# gpu-bundle.sh ships the binaries compressed (the carry limit is 64 MiB).
+. scripts/carry-unpack.sh
 if [ -f $B/font.ttf ] && [ -z "${GTAP_FONT:-}" ]; then export GTAP_FONT=$PWD/$B/font.ttf; fi
 failed=()
 passed=0

@@ -6,10 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=.carry
-if [ -f $B/bundle.txz ] && [ ! -x $B/fib ]; then
-  tar xJf $B/bundle.txz -C $B 2>/dev/null ||
-    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' $B/bundle.txz $B
-fi
+. scripts/carry-unpack.sh
 # The SM count (nvidia-smi cannot report it): 132 on the H100 SXM and the H200.
 SMS=${SMS:-132}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

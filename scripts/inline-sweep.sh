@@ -10,10 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=.carry
-if [ -f $B/bundle.txz ] && [ ! -x $B/fib ]; then
-  tar xJf $B/bundle.txz -C $B 2>/dev/null ||
-    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' $B/bundle.txz $B
-fi
+. scripts/carry-unpack.sh
 ms() { sed -n 's/.* in \([0-9.]*\) ms.*/\1/p' | head -1; }
 row() { # row WORKLOAD SCHED INLINE POLICY CMD...
   local w=$1 s=$2 i=$3 r=$4; shift 4
