@@ -518,17 +518,6 @@ pub(crate) fn stop_requested(c: *mut Control) -> bool {
     }
 }
 
-/// Every lane (converged), at a stop check: lane 0's [`Warp::leave_code`], broadcast (0: run
-/// on).
-#[inline(always)]
-fn leave_check(w: &Warp, lane: u32, parkable: bool) -> u32 {
-    let mut code = 0;
-    if lane == 0 {
-        code = w.leave_code(parkable);
-    }
-    a::shfl_sync_idx_b32(FULL, code, 0)
-}
-
 /// Records the run's first error; see [`Warp::record_error`].
 #[cold]
 #[allow(clippy::too_many_arguments)]
@@ -951,7 +940,11 @@ pub unsafe fn thread_worker<
                 unsafe { w.flush_live(live_debt) };
                 live_debt = 0;
             }
-            let code = leave_check(&w, lane, parkable);
+            let mut code = 0;
+            if lane == 0 {
+                code = w.leave_code(parkable);
+            }
+            code = a::shfl_sync_idx_b32(FULL, code, 0);
             if code != 0 {
                 leave = code;
                 break;
@@ -1208,7 +1201,11 @@ pub unsafe fn thread_worker<
 
         let check = batches % STOP_CHECK_EVERY == 0;
         if a::shfl_sync_idx_b32(FULL, u32::from(check), 0) != 0 {
-            let code = leave_check(&w, lane, parkable);
+            let mut code = 0;
+            if lane == 0 {
+                code = w.leave_code(parkable);
+            }
+            code = a::shfl_sync_idx_b32(FULL, code, 0);
             if code != 0 {
                 leave = code;
                 break;
