@@ -67,7 +67,6 @@ pub(super) struct PausedRun {
     pub(super) kernel: Kernel,
     pub(super) warps: u32,
     pub(super) stats_dev: u64,
-    pub(super) params: Params,
     /// The segments so far: kernel time, wall time, pauses, resizes.
     pub(super) kernel_time: Duration,
     pub(super) wall: Duration,
@@ -168,11 +167,14 @@ impl Steering {
             inner.write_resize(self.word(want))?;
             self.leaving = Some(want);
             self.next_poll = Instant::now() + PARK_POLL;
-        } else if want > self.running && inner.rejoin_slot_free()? {
-            inner.write_resize(self.word(want))?;
-            inner.launch_rejoin(k, self.running, want - self.running)?;
-            self.running = want;
-            self.resizes += 1;
+        } else if want > self.running {
+            // With every rejoin slot busy, the grow waits for the next look.
+            if let Some(slot) = inner.idle_rejoin_slot()? {
+                inner.write_resize(self.word(want))?;
+                inner.launch_rejoin(k, slot, self.running, want - self.running)?;
+                self.running = want;
+                self.resizes += 1;
+            }
         }
         Ok(())
     }
@@ -196,6 +198,17 @@ impl Inner {
         }
     }
 
+    /// Queues the `resize` word on the run stream, before a launch (after the control
+    /// block's reset, which `prepare` queued there).
+    pub(super) fn queue_resize(&self, word: u32) -> Result<()> {
+        let addr = self.control + core::mem::offset_of!(Control, resize) as u64;
+        // SAFETY: the control block is allocated; the pageable source is staged before the
+        // call returns.
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(addr, (&raw const word).cast(), 4, self.stream)
+        })
+    }
+
     /// The device's `parks` and `joins` counters (read on the watch stream while it runs).
     pub(super) fn park_counts(&self) -> Result<(u32, u32)> {
         let addr = self.control + core::mem::offset_of!(Control, parks) as u64;
@@ -210,11 +223,6 @@ impl Inner {
             check("cuStreamSynchronize", sys::cuStreamSynchronize(self.watch))?;
         }
         Ok((both[0], both[1]))
-    }
-
-    /// Whether a rejoin slot is free (or can be made).
-    fn rejoin_slot_free(&mut self) -> Result<bool> {
-        Ok(self.idle_rejoin_slot()?.is_some())
     }
 
     /// The index of a rejoin slot whose stream is idle, creating one when all are busy and
@@ -249,12 +257,9 @@ impl Inner {
         Ok(Some(self.rejoin.len() - 1))
     }
 
-    /// Launches blocks `first..first + blocks` of kernel `k` to take their parked states up
-    /// again, beside the running kernel.
-    fn launch_rejoin(&mut self, k: &Kernel, first: u32, blocks: u32) -> Result<()> {
-        let Some(i) = self.idle_rejoin_slot()? else {
-            return Ok(());
-        };
+    /// Launches blocks `first..first + blocks` of kernel `k` on rejoin slot `i` (idle) to take
+    /// their parked states up again, beside the running kernel.
+    fn launch_rejoin(&mut self, k: &Kernel, i: usize, first: u32, blocks: u32) -> Result<()> {
         let params = Params {
             block_base: first,
             resume: 1,
@@ -334,7 +339,6 @@ impl Inner {
             kernel: k,
             warps,
             stats_dev,
-            params: self.run_params,
             kernel_time: Duration::ZERO,
             wall: Duration::ZERO,
             pauses: 0,
@@ -397,22 +401,16 @@ impl Inner {
         let mut steering = Steering::new(&k, k.grid, None);
         let want = steering.wanted(stop);
         steering.running = want;
+        // The run's params (nothing but a new run's `prepare` rewrites them), launched to
+        // take the parked states up.
         self.run_params = Params {
             resume: 1,
             block_base: 0,
-            ..run.params
+            ..self.run_params
         };
-        let addr = self.control + core::mem::offset_of!(Control, resize) as u64;
-        let word = steering.word(want);
-        // SAFETY: the params and control regions are allocated; the sources outlive the
-        // copies (pageable async copies are staged before they return).
-        unsafe {
-            htod(self.params, &self.run_params, self.stream)?;
-            check(
-                "cuMemcpyHtoDAsync",
-                sys::cuMemcpyHtoDAsync_v2(addr, (&raw const word).cast(), 4, self.stream),
-            )?;
-        }
+        // SAFETY: the params region holds one Params; the source outlives the staged copy.
+        unsafe { htod(self.params, &self.run_params, self.stream)? };
+        self.queue_resize(steering.word(want))?;
         let launch = Launch {
             kernel: k,
             warps: run.warps,

@@ -754,14 +754,7 @@ impl Inner {
             let k = launch.kernel;
             let (mut steering, word) = elastic::Steering::at_start(&k, stop);
             if word != 0 {
-                let addr = self.control + core::mem::offset_of!(Control, resize) as u64;
-                // SAFETY: the control block is allocated; the word outlives the staged copy.
-                unsafe {
-                    check(
-                        "cuMemcpyHtoDAsync",
-                        sys::cuMemcpyHtoDAsync_v2(addr, (&raw const word).cast(), 4, self.stream),
-                    )?;
-                }
+                self.queue_resize(word)?;
             }
             if let Some(p) = self.pools.as_mut() {
                 p.parks_dirty = true;
