@@ -477,11 +477,10 @@ pub unsafe fn block_worker<
     const GLOBAL: bool,
     const SHARED: bool,
     const MULTI: bool,
-    const ELASTIC: bool,
 >(
     params: *const Params,
 ) {
-    if MULTI || ELASTIC {
+    if MULTI {
         // Block-level programs run on one GPU (the host never launches this entry).
         return;
     }

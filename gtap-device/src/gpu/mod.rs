@@ -138,44 +138,36 @@ macro_rules! kernel {
     };
 }
 
-/// [`kernel!`]'s instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`, `MULTI`,
-/// `ELASTIC`).
+/// [`kernel!`]'s instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`, `MULTI`).
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gtap_entries {
     ($program:ident, $worker:ident, $prefix:literal) => {
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false, false, false);
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false, false);
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_profiled_", true, false, false, false, false
+            @one $program, $worker, $prefix, "_profiled_", true, false, false, false
+        );
+        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_gq_", false, true, false, false);
+        $crate::__gtap_entries!(
+            @one $program, $worker, $prefix, "_shared_", false, false, true, false
         );
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_gq_", false, true, false, false, false
+            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true, false
         );
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_", false, false, true, false, false
-        );
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true, false, false
-        );
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_multi_", false, false, false, true, false
-        );
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_elastic_", false, false, false, false, true
+            @one $program, $worker, $prefix, "_multi_", false, false, false, true
         );
     };
     (@one $program:ident, $worker:ident, $prefix:literal, $variant:literal,
-     $profile:literal, $global:literal, $shared:literal, $multi:literal, $elastic:literal) => {
+     $profile:literal, $global:literal, $shared:literal, $multi:literal) => {
         const _: () = {
             #[export_name = concat!($prefix, $variant, stringify!($program))]
             pub unsafe extern "ptx-kernel" fn entry(params: *const $crate::gpu::layout::Params) {
                 // SAFETY: launched by the gtap host runtime with params whose regions match
                 // this variant (its pools, global queues or profile regions).
                 unsafe {
-                    $crate::gpu::$worker::<$program, $profile, $global, $shared, $multi, $elastic>(
-                        params,
-                    )
+                    $crate::gpu::$worker::<$program, $profile, $global, $shared, $multi>(params)
                 }
             }
         };

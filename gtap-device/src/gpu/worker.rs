@@ -729,17 +729,17 @@ pub unsafe fn thread_worker<
     const GLOBAL: bool,
     const SHARED: bool,
     const MULTI: bool,
-    const ELASTIC: bool,
 >(
     params: *const Params,
 ) {
     // The work-first scheduler (private deque parts, warp-local joins and pools) unless one of
     // the ablations is asked for.
     let wf = !SHARED && !GLOBAL;
-    // Whether warps may leave the run and take it up again (`park.rs`): a kernel variant of
-    // its own, so that the plain kernel carries none of it (inside it, the park and rejoin
-    // paths raised fib's registers from 106 to 122-124).
-    let parkable = ELASTIC && wf && !MULTI && !PROFILE;
+    // Whether warps may leave the run and take it up again (`park.rs`). The park and rejoin
+    // paths raise fib's registers from 106 to 124 at the same 16 warps per SM, and made fib,
+    // nqueens and UTS 2-4% faster, not slower (`docs/benchmarks.md`), so the plain kernel
+    // carries them.
+    let parkable = wf && !MULTI && !PROFILE;
     if P::HAS_BLOCK {
         // Programs with a block-level kind run on `block_worker`; never launched for them.
         return;

@@ -117,17 +117,15 @@ enum Variant {
     /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
     /// raised fib's registers from 106 to 164).
     Multi,
-    /// The work-first scheduler whose warps can leave a run and rejoin it (`gtap-device`'s
-    /// `park.rs`: pause, resume, SM limits): a kernel of its own for the same reason.
-    Elastic,
 }
 
 impl Variant {
-    fn of(config: &Config, multi: bool, elastic: bool) -> Self {
+    /// Runs that pause or follow an SM limit use [`Self::Plain`]: its warps can leave a run
+    /// and rejoin it (`gtap-device`'s `park.rs`), and `check_steerable` admits only the
+    /// default scheduler without the profiler.
+    fn of(config: &Config, multi: bool) -> Self {
         if multi {
             Self::Multi
-        } else if elastic {
-            Self::Elastic
         } else if config.scheduler == Scheduler::GlobalQueue {
             Self::GlobalQueue
         } else if config.scheduler == Scheduler::SharedDeque {
@@ -159,7 +157,6 @@ impl Variant {
             Self::Shared => "_shared",
             Self::SharedProfiled => "_shared_profiled",
             Self::Multi => "_multi",
-            Self::Elastic => "_elastic",
         };
         format!("gtap_{level}_worker{suffix}_")
     }
@@ -172,17 +169,11 @@ struct Part {
     gpus: u32,
     /// This one's index (0 holds the root).
     gpu: u32,
-    /// The run may pause or follow an SM limit (the elastic kernel; one GPU only).
-    elastic: bool,
 }
 
 impl Part {
     /// A run on one GPU.
-    const ONE: Self = Self {
-        gpus: 1,
-        gpu: 0,
-        elastic: false,
-    };
+    const ONE: Self = Self { gpus: 1, gpu: 0 };
 }
 
 /// A prepared (then launched) kernel of one GPU, until [`Inner::finish`].
@@ -464,9 +455,9 @@ impl Inner {
     }
 
     /// The kernel of program `P`, sized on first use.
-    fn kernel<P: Program>(&mut self, multi: bool, elastic: bool) -> Result<Kernel> {
+    fn kernel<P: Program>(&mut self, multi: bool) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let variant = Variant::of(&self.config, multi, elastic);
+        let variant = Variant::of(&self.config, multi);
         let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
@@ -740,11 +731,7 @@ impl Inner {
         stop: &Stop,
     ) -> Result<Segment<T::Output>> {
         let t0 = Instant::now();
-        let part = Part {
-            elastic: stop.steered(),
-            ..Part::ONE
-        };
-        let launch = self.prepare::<P, T>(args, stride, part)?;
+        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
         if let Some(reason) = stop.requested() {
             // Not launched: the queued setup only resets what the next run resets again.
             return Err(stop.error(reason));
@@ -799,7 +786,7 @@ impl Inner {
                 detail: "root arguments or result larger than the frame",
             });
         }
-        let k = self.kernel::<P>(part.gpus > 1, part.elastic)?;
+        let k = self.kernel::<P>(part.gpus > 1)?;
         let warps = k.grid * k.workers_per_block;
         // Work-first pools (one per warp, block-level workers' warps included) under the
         // default scheduler.

@@ -118,7 +118,6 @@ pub(super) fn run<P: Program, T: TaskFn>(
         let part = Part {
             gpus,
             gpu: i as u32,
-            elastic: false,
         };
         let l = inner
             .prepare::<P, T>(args, stride, part)
