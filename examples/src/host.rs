@@ -61,11 +61,14 @@ pub struct Opts {
     /// `--scheduler wf|shared|gq`: the GPU scheduler (`Config::scheduler`; default wf, work
     /// first; shared is the shared-deque ablation, gq the global-queue ablation).
     pub scheduler: Scheduler,
-    /// `--release-below N`, `--release-shift N`: the work-first release policy
-    /// (`Config::release_below`, `Config::release_shift`); `None` keeps the defaults.
+    /// `--release-below N`, `--release-shift N`, `--release-all-below N`: the work-first
+    /// release policy (`Config::release_below`, `Config::release_shift`,
+    /// `Config::release_all_below`); `None` keeps the defaults.
     pub release_below: Option<u32>,
     /// See `release_below`.
     pub release_shift: Option<u32>,
+    /// See `release_below`.
+    pub release_all_below: Option<u32>,
     /// `--inline-steps N`: work-first inline steps per lane per batch
     /// (`Config::inline_steps`; 0 turns inline execution off); `None` keeps the default.
     pub inline_steps: Option<u32>,
@@ -107,6 +110,7 @@ impl Opts {
             scheduler: Scheduler::WorkFirst,
             release_below: None,
             release_shift: None,
+            release_all_below: None,
             inline_steps: None,
             inline_last_child: false,
             pool_bytes: None,
@@ -182,6 +186,10 @@ impl Opts {
                 "--release-shift" => {
                     opts.release_shift = Some(parse_or_exit(args.next(), "--release-shift", usage));
                 }
+                "--release-all-below" => {
+                    opts.release_all_below =
+                        Some(parse_or_exit(args.next(), "--release-all-below", usage));
+                }
                 "--pool-bytes" => {
                     opts.pool_bytes = Some(parse_or_exit(args.next(), "--pool-bytes", usage));
                 }
@@ -198,7 +206,7 @@ impl Opts {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -260,6 +268,7 @@ impl Opts {
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
         config.release_below = self.release_below.unwrap_or(config.release_below);
         config.release_shift = self.release_shift.unwrap_or(config.release_shift);
+        config.release_all_below = self.release_all_below.unwrap_or(config.release_all_below);
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);
         config.inline_last_child |= self.inline_last_child;
         config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);

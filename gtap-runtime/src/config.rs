@@ -111,8 +111,14 @@ pub struct Config {
     /// this many of its tasks are public (default 1: when none is).
     pub release_below: u32,
     /// GPU, work-first scheduler: a release moves `private >> release_shift` tasks (at least
-    /// one), the oldest first (default 1: half).
+    /// one), the oldest first, once the private part holds `release_all_below` tasks or more
+    /// (default 2: a quarter).
     pub release_shift: u32,
+    /// GPU, work-first scheduler: a release moves the whole private part, not a share of it,
+    /// while it holds fewer than this many tasks (default 256; 0: never; below 2^24). Trees
+    /// and searches whose warps hold few private tasks want them all public; fib wants most of
+    /// a deep private part kept (`docs/benchmarks.md`, the release sweep).
+    pub release_all_below: u32,
     /// GPU, work-first scheduler: steps a lane may run inline per batch (default 32, at most
     /// 56; 0 turns inline execution off, for comparison). A step's lone child is run by the
     /// same lane right after the step, and a parent whose last child finishes in that lane is
@@ -191,7 +197,8 @@ impl Default for Config {
             tasks_per_warp: 8192,
             gpu_pool_bytes: None,
             release_below: 1,
-            release_shift: 1,
+            release_shift: 2,
+            release_all_below: 256,
             inline_steps: 32,
             inline_last_child: false,
             block_threads: 128,
@@ -258,6 +265,9 @@ impl Config {
         }
         if self.release_shift > 31 {
             return bad("release_shift", self.release_shift, "0..=31");
+        }
+        if self.release_all_below >= 1 << 24 {
+            return bad("release_all_below", self.release_all_below, "below 2^24");
         }
         if self.inline_steps > gtap_device::gpu::layout::MAX_INLINE_STEPS {
             return bad(
@@ -371,7 +381,7 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 18] = [
+        let cases: [(&str, Config); 19] = [
             (
                 "sms",
                 Config {
@@ -427,6 +437,13 @@ mod tests {
                 "release_shift",
                 Config {
                     release_shift: 32,
+                    ..Config::default()
+                },
+            ),
+            (
+                "release_all_below",
+                Config {
+                    release_all_below: 1 << 24,
                     ..Config::default()
                 },
             ),

@@ -19,7 +19,8 @@
 //! # Release
 //!
 //! Between batches the owner reads its `count`; when it is below `release_below` it moves
-//! the oldest `max(1, private >> release_shift)` private entries to the public part: it marks
+//! the oldest `max(1, private >> release_shift)` private entries (all of them while fewer than
+//! `release_all_below`; `layout::release_count`) to the public part: it marks
 //! each entry's ancestors [`FLAG_SHARED`] up to the first one already marked (see
 //! `join.rs`), runs one `fence.acq_rel.gpu`, and adds to `count`. That is the only fence and
 //! the only device-scope RMW of a batch that shares nothing. A ring at least half full spills
@@ -29,7 +30,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{is_slot, Header, FLAG_SHARED};
+use super::layout::{is_slot, release_count, Header, FLAG_SHARED};
 use super::overflow::SPILL;
 use super::worker::Warp;
 use crate::arch::nvptx as a;
@@ -179,7 +180,7 @@ impl Warp {
             if c >= self.release_below {
                 return 0;
             }
-            (n >> self.release_shift).max(1)
+            release_count(n, self.release_size)
         }
     }
 

@@ -378,8 +378,9 @@ pub struct Params {
     pub chunk: u32,
     /// Work-first kernel: release private tasks when the public count is below this.
     pub release_below: u32,
-    /// Work-first kernel: release `private >> release_shift` tasks (at least one) at a time.
-    pub release_shift: u32,
+    /// Work-first kernel: how many private tasks a release moves, [`release_size`] of the
+    /// shift and the whole-part bound.
+    pub release_size: u32,
     /// Work-first kernel: steps a lane may run inline per batch (a held child, or a parent its
     /// inline children completed) before it hands the rest back to the batch loop; 0 turns
     /// inline execution off. At most [`MAX_INLINE_STEPS`].
@@ -432,6 +433,31 @@ pub const PARK_LANES: u32 = 96;
 
 const _: () = assert!(smem_per_warp(8) / 4 <= PARK_SMEM_WORDS && PARK_LANES + 32 <= PARK_WORDS);
 
+/// [`Params::release_size`]: a release moves the whole private part when it holds fewer than
+/// `all_below` tasks, otherwise `private >> shift` of them (at least one). `shift < 32`,
+/// `all_below < 2^24` (the host checks both).
+#[must_use]
+pub const fn release_size(shift: u32, all_below: u32) -> u32 {
+    shift | all_below << 8
+}
+
+/// The tasks a release of a private part of `private > 0` tasks moves under
+/// [`Params::release_size`] `size` (the inverse of [`release_size`]).
+#[inline(always)]
+#[must_use]
+pub const fn release_count(private: u32, size: u32) -> u32 {
+    if private < size >> 8 {
+        private
+    } else {
+        let n = private >> (size & 31);
+        if n == 0 {
+            1
+        } else {
+            n
+        }
+    }
+}
+
 /// Work-first kernel: free slots one lane may hold in its array (see `pool.rs`).
 pub const LANE_FREE_CAP: u32 = 64;
 /// Work-first kernel: free slots a lane keeps for its next batch; the rest go back to its
@@ -476,4 +502,29 @@ pub struct BatchRecord {
     pub spawned: u32,
     /// Parents the batch's finishing children resumed (joins completed).
     pub joins: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{release_count, release_size};
+
+    #[test]
+    fn release_count_follows_the_shift_and_the_whole_part_bound() {
+        // The default: half, at least one.
+        let half = release_size(1, 0);
+        assert_eq!(release_count(1, half), 1);
+        assert_eq!(release_count(7, half), 3);
+        assert_eq!(release_count(1000, half), 500);
+        // A quarter, but the whole part while it holds fewer than 64.
+        let quarter = release_size(2, 64);
+        assert_eq!(release_count(3, quarter), 3);
+        assert_eq!(release_count(63, quarter), 63);
+        assert_eq!(release_count(64, quarter), 16);
+        assert_eq!(release_count(1 << 20, quarter), 1 << 18);
+        // Shift 0 moves everything; the largest bound the host admits.
+        assert_eq!(release_count(5, release_size(0, 0)), 5);
+        let widest = release_size(31, (1 << 24) - 1);
+        assert_eq!(release_count((1 << 24) - 2, widest), (1 << 24) - 2);
+        assert_eq!(release_count(1 << 24, widest), 1);
+    }
 }

@@ -64,7 +64,7 @@ pub(crate) struct Warp {
     pub(crate) stack_cap: u32,
     /// Work-first kernel only: the release policy (read every batch).
     pub(crate) release_below: u32,
-    pub(crate) release_shift: u32,
+    pub(crate) release_size: u32,
     /// Work-first kernel only: the inline policy, and the lanes' free arrays.
     pub(crate) inline_steps: u32,
     pub(crate) inline_last_child: bool,
@@ -109,7 +109,7 @@ impl Warp {
             inline_last_child: p.inline_last_child != 0,
             lane_frees: p.lane_frees as *mut u32,
             release_below: p.release_below,
-            release_shift: p.release_shift,
+            release_size: p.release_size,
             inline_steps: p.inline_steps,
             control: p.control as *mut Control,
             error: p.error as *mut ErrorRecord,

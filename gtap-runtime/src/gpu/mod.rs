@@ -900,7 +900,10 @@ impl Inner {
             total_slots: pools.total_slots,
             chunk: pools.n,
             release_below: self.config.release_below,
-            release_shift: self.config.release_shift,
+            release_size: layout::release_size(
+                self.config.release_shift,
+                self.config.release_all_below,
+            ),
             inline_steps: self.config.inline_steps,
             inline_last_child: u32::from(self.config.inline_last_child),
             lane_frees: pools.lane_frees,
