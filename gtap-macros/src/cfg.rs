@@ -51,6 +51,8 @@ pub(crate) struct LocalDecl {
     pub(crate) place_spawn: bool,
     /// It receives task results whole (`let x = task!(..)`, `x = task!(..)`).
     pub(crate) whole_spawn: bool,
+    /// Declared without a value (`let x: T;`).
+    pub(crate) no_value: bool,
 }
 
 /// What a node does besides its uses and defs.
@@ -273,6 +275,7 @@ impl Builder<'_> {
             spawn_span: None,
             place_spawn: false,
             whole_spawn: false,
+            no_value: false,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -370,6 +373,11 @@ impl Builder<'_> {
                     }
                 }
                 let defs = self.bind(&local.pat, borrow);
+                if local.init.is_none() {
+                    for (l, _) in &defs {
+                        self.body.locals[l.0].no_value = true;
+                    }
+                }
                 let n = self.push(NodeKind::Eval, Vec::new());
                 self.body.nodes[n.0].defs = defs;
             }

@@ -396,14 +396,29 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     // `let mut a = 0; if c { a = task!(..) }`, is saved like any live local: the wait stores
     // its current value into its slot before the step returns, and the child, published only
     // after that, overwrites it on the paths that spawned; see the `Context` contract.)
+    // A local declared without a value (`let x: T;`) that a task!(..) fills on only some
+    // paths to a wait: the wait saves it like any live local, which Rust refuses on the
+    // spawning paths (it has no value there), so the error would name generated code.
     let mut borrow_reported = BitSet::default();
     for (w, wait) in body.waits.iter().enumerate() {
-        if input[wait.node.0].is_none() {
+        let Some(p) = &input[wait.node.0] else {
             continue;
-        }
+        };
         for l in info.live_after[w].iter() {
             if info.joined[w].contains(l) {
                 continue;
+            }
+            let decl = &body.locals[l.0];
+            if decl.no_value && p.may.contains(l) && !reported.contains(l) {
+                reported.insert(l);
+                cx.error_at(
+                    decl.spawn_span.unwrap_or(decl.ident.span()),
+                    format!(
+                        "`{}` is declared without a value and receives this task's result on only some paths to the taskwait!() that joins it: give it a value where it is declared (`let mut {}: .. = ..;`), or spawn into it on every path",
+                        name(l),
+                        name(l)
+                    ),
+                );
             }
             if let Some(span) = body.locals[l.0].borrow {
                 if !borrow_reported.contains(l) {

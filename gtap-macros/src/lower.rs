@@ -88,6 +88,16 @@ pub(crate) fn lower(
 ) -> StateMachine {
     let mut block = block.clone();
     body.prune(&mut block);
+    // The body's own items (`fn`, `const`, `struct`, ..) go first, once, where every state
+    // sees them: a state emits only the statements after its wait. Each leaves an empty item
+    // behind, so that statement indices (the waits' paths) stay as they are.
+    let mut items = TokenStream::new();
+    for s in &mut block.stmts {
+        if let Stmt::Item(item) = s {
+            items.extend(item.to_token_stream());
+            *item = syn::Item::Verbatim(TokenStream::new());
+        }
+    }
     RewriteReturn.visit_block_mut(&mut block);
     let mut typed = RewriteTyped::default();
     typed.visit_block_mut(&mut block);
@@ -136,6 +146,7 @@ pub(crate) fn lower(
             quote!(#state => { #code })
         });
         quote! {
+            #items
             let mut __gtap_state = __gtap_ctx.state();
             '__gtap_dispatch: loop {
                 match __gtap_state {
@@ -146,7 +157,7 @@ pub(crate) fn lower(
             }
         }
     } else {
-        start
+        quote!(#items #start)
     };
     let type_fields = typed
         .temps
@@ -317,7 +328,12 @@ impl Lower<'_> {
             let id = &decl.ident;
             if live.contains(*l) {
                 let place = self.place(*l);
-                out.extend(quote!(let #m #id = unsafe { #place };));
+                // A parameter is live to the end (it is read from the arguments, never
+                // saved), also in a state that reaches only the next wait.
+                let allow = decl.param.is_some().then(
+                    || quote!(#[allow(unused_variables, reason = "read after a later join")]),
+                );
+                out.extend(quote!(#allow let #m #id = unsafe { #place };));
             } else if mentioned.contains(*l) {
                 // Written before it is read again: declared here, assigned by the code after.
                 out.extend(quote!(let #m #id;));
@@ -333,9 +349,16 @@ impl Lower<'_> {
             return TokenStream::new();
         };
         let rest_stmts = block.stmts.get(idx + 1..).unwrap_or(&[]);
+        // Items of this block before the wait's statement (a nested block's; the body's own
+        // are hoisted): in scope for the code after it, as in the source.
+        let items: TokenStream = block.stmts[..idx.min(block.stmts.len())]
+            .iter()
+            .filter(|s| matches!(s, Stmt::Item(_)))
+            .map(|s| self.stmt(s))
+            .collect();
         if step == PathStep::Wait {
             let rest = self.stmts(rest_stmts);
-            return quote!(#restores #rest);
+            return quote!(#items #restores #rest);
         }
         let rest = if self.resumes_to(w, depth, wait.after[depth]) {
             self.stmts(rest_stmts)
@@ -402,7 +425,7 @@ impl Lower<'_> {
                 TokenStream::new()
             }
         };
-        quote!(#restores #inner #rest)
+        quote!(#items #restores #inner #rest)
     }
 
     /// Whether the resume code of wait `w`, at the construct on its path at `depth`, reaches
@@ -433,6 +456,20 @@ impl Lower<'_> {
     }
 
     fn stmt(&self, s: &Stmt) -> TokenStream {
+        if let Stmt::Local(local) = s {
+            if local.init.is_none() && self.only_receives_results(&local.pat) {
+                // `let v: T;` whose every write is a `v = task!(..)`: the children write the
+                // task-data field, so in the state that spawns the local itself is unused.
+                return quote!(#[allow(unused_variables, reason = "written by its tasks")] #s);
+            }
+        }
+        if let Stmt::Item(item) = s {
+            if !matches!(item, syn::Item::Verbatim(_)) {
+                // A nested block's item: a copy in each state that enters the block, some
+                // of them unused (the body's own items are hoisted, once).
+                return quote!(#[allow(dead_code, reason = "a copy per state")] #item);
+            }
+        }
         if !contains_marker(s.to_token_stream(), true) {
             return s.to_token_stream();
         }
@@ -443,6 +480,23 @@ impl Lower<'_> {
             }
             _ => s.to_token_stream(),
         }
+    }
+
+    /// Whether `pat` (`v` or `v: T`) names a local declared without a value that receives
+    /// task results whole.
+    fn only_receives_results(&self, pat: &syn::Pat) -> bool {
+        let ident = match pat {
+            syn::Pat::Ident(p) => &p.ident,
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(p) => &p.ident,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        self.body
+            .locals
+            .iter()
+            .any(|d| d.ident == *ident && d.no_value && d.whole_spawn)
     }
 
     fn block(&self, b: &Block) -> TokenStream {

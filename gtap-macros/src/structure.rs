@@ -279,12 +279,10 @@ impl Pass<'_> {
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
                 if let Expr::ForLoop(f) = &e {
                     if has_wait(&f.body) {
-                        match self.desugar_for(f) {
-                            Some(block) => e = block,
-                            None => {
-                                out.push(Stmt::Expr(e, semi));
-                                return;
-                            }
+                        // After an error the loop stays as it is, its body structured
+                        // (no second error for each marker in it).
+                        if let Some(block) = self.desugar_for(f) {
+                            e = block;
                         }
                     }
                 }

@@ -1,0 +1,348 @@
+//! Programs in the shapes users write beyond the one-construct cases of `constructs.rs`:
+//! struct and array arguments and results, mutual recursion, loops with several joins per
+//! iteration and early exits, values given on some paths and results on others, helper items,
+//! consts and macros in a task's body. Each runs on the CPU executor (`gtap::run`) and is
+//! compared with a plain Rust version of the same computation.
+
+use gtap::program;
+
+fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
+where
+    T::Output: PartialEq + std::fmt::Debug,
+{
+    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
+    assert_eq!(got, want, "{}", T::NAME);
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+pub struct V3 {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+#[gtap::function]
+fn vsum(lo: u32, hi: u32) -> V3 {
+    if hi - lo == 1 {
+        let f = lo as f64;
+        return V3 {
+            x: f,
+            y: 2.0 * f,
+            z: -f,
+        };
+    }
+    let mid = (lo + hi) / 2;
+    let a = task!(vsum(lo, mid));
+    let b = task!(vsum(mid, hi));
+    taskwait!();
+    V3 {
+        x: a.x + b.x,
+        y: a.y + b.y,
+        z: a.z + b.z,
+    }
+}
+program!(VSum = [vsum]);
+
+#[test]
+fn struct_results() {
+    let n = 37u32;
+    let s: f64 = (0..n).map(|i| i as f64).sum();
+    check::<VSum, _>(
+        vsum,
+        (0, n),
+        V3 {
+            x: s,
+            y: 2.0 * s,
+            z: -s,
+        },
+    );
+}
+
+#[gtap::function]
+fn arr_task(a: [u32; 4], depth: u8) -> [u32; 4] {
+    if depth == 0 {
+        return [a[3], a[2], a[1], a[0]];
+    }
+    let r = task!(arr_task([a[0] + 1, a[1], a[2], a[3]], depth - 1));
+    taskwait!();
+    let mut out = r;
+    out[0] ^= depth as u32;
+    out
+}
+program!(Arr = [arr_task]);
+
+fn seq_arr(a: [u32; 4], depth: u8) -> [u32; 4] {
+    if depth == 0 {
+        return [a[3], a[2], a[1], a[0]];
+    }
+    let mut out = seq_arr([a[0] + 1, a[1], a[2], a[3]], depth - 1);
+    out[0] ^= depth as u32;
+    out
+}
+
+#[test]
+fn array_args_and_results() {
+    for d in [0u8, 1, 5, 9] {
+        check::<Arr, _>(arr_task, ([1, 2, 3, 4], d), seq_arr([1, 2, 3, 4], d));
+    }
+}
+
+// mutual recursion, bool and i64 and char args
+#[gtap::function]
+fn even(n: i64, tag: char) -> bool {
+    if n == 0 {
+        return tag == 'e';
+    }
+    let r = task!(odd(n - 1, tag));
+    taskwait!();
+    r
+}
+#[gtap::function]
+fn odd(n: i64, tag: char) -> bool {
+    if n == 0 {
+        return tag != 'e';
+    }
+    let r = task!(even(n - 1, tag));
+    taskwait!();
+    r
+}
+program!(EvenOdd = [even, odd]);
+
+#[test]
+fn mutual_recursion() {
+    for n in [0i64, 1, 10, 33] {
+        check::<EvenOdd, _>(even, (n, 'e'), n % 2 == 0);
+    }
+}
+
+// a loop with several joins per iteration, early return after a join, continue, shadowing
+#[gtap::function]
+fn sq(x: u64) -> u64 {
+    x * x
+}
+
+#[gtap::function]
+fn multi_join(n: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0u64;
+    loop {
+        if i >= n {
+            break;
+        }
+        i += 1;
+        if i % 3 == 0 {
+            continue;
+        }
+        let a = task!(sq(i));
+        taskwait!();
+        let a = a + 1;
+        let b = task!(sq(a));
+        let c = task!(sq(i + 2));
+        taskwait!();
+        acc = acc.wrapping_add(b ^ c);
+        if acc > 1_000_000 {
+            return acc;
+        }
+    }
+    acc
+}
+program!(MultiJoin = [multi_join, sq]);
+
+fn seq_multi_join(n: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0u64;
+    loop {
+        if i >= n {
+            break;
+        }
+        i += 1;
+        if i % 3 == 0 {
+            continue;
+        }
+        let a = i * i + 1;
+        let b = a * a;
+        let c = (i + 2) * (i + 2);
+        acc = acc.wrapping_add(b ^ c);
+        if acc > 1_000_000 {
+            return acc;
+        }
+    }
+    acc
+}
+
+#[test]
+fn loops_with_several_joins() {
+    for n in [0u64, 1, 2, 5, 9, 40] {
+        check::<MultiJoin, _>(multi_join, (n,), seq_multi_join(n));
+    }
+}
+
+// a result on some paths and a value on others, if-let, match with guards around joins, a
+// block expression with a join
+#[gtap::function]
+fn deferred(x: u64, o: Option<u64>) -> u64 {
+    let mut v: u64 = 0;
+    if let Some(k) = o {
+        v = task!(sq(k));
+    } else {
+        v = 5;
+    }
+    taskwait!();
+    let w = {
+        let t = task!(sq(v % 7));
+        taskwait!();
+        t + 1
+    };
+    match x {
+        0 => w,
+        n if n % 2 == 0 => {
+            let r = task!(sq(n));
+            taskwait!();
+            r + w
+        }
+        _ => w * 2,
+    }
+}
+/// Declared without a value, and given a task's result on every path.
+#[gtap::function]
+fn every_path(o: Option<u64>) -> u64 {
+    let v: u64;
+    match o {
+        Some(k) => v = task!(sq(k)),
+        None => v = task!(sq(3)),
+    }
+    taskwait!();
+    v + 1
+}
+program!(Deferred = [deferred, every_path, sq]);
+
+fn seq_deferred(x: u64, o: Option<u64>) -> u64 {
+    let v = match o {
+        Some(k) => k * k,
+        None => 5,
+    };
+    let w = (v % 7) * (v % 7) + 1;
+    match x {
+        0 => w,
+        n if n % 2 == 0 => n * n + w,
+        _ => w * 2,
+    }
+}
+
+#[test]
+fn deferred_init_and_guards() {
+    for x in [0u64, 1, 4, 7] {
+        for o in [None, Some(3u64), Some(10)] {
+            check::<Deferred, _>(deferred, (x, o), seq_deferred(x, o));
+        }
+    }
+    for o in [None, Some(5u64)] {
+        check::<Deferred, _>(every_path, (o,), o.unwrap_or(3).pow(2) + 1);
+    }
+}
+
+// helper fn and const inside the body, macros, unsafe block, for with step_by/rev
+#[gtap::function]
+fn misc(n: u32) -> u64 {
+    const K: u64 = 3;
+    fn helper(a: u64) -> u64 {
+        a.rotate_left(7) ^ K
+    }
+    debug_assert!(n < 1000, "n too big");
+    let mut total = 0u64;
+    // `(0..n).rev().step_by(2)`, as a while loop (a `for` with a join runs over a range only).
+    let mut next = n;
+    while next > 0 {
+        let i = next - 1;
+        next = next.saturating_sub(2);
+        let r = task!(sq(i as u64));
+        taskwait!();
+        total = total.wrapping_add(helper(r));
+        if matches!(i % 5, 0 | 1) {
+            total ^= 1;
+        }
+    }
+    let arr = [1u64, 2, 3];
+    // SAFETY: index in bounds
+    let third = unsafe { *arr.get_unchecked(2) };
+    total + third
+}
+program!(Misc = [misc, sq]);
+
+fn seq_misc(n: u32) -> u64 {
+    const K: u64 = 3;
+    let mut total = 0u64;
+    for i in (0..n).rev().step_by(2) {
+        let r = (i as u64) * (i as u64);
+        total = total.wrapping_add(r.rotate_left(7) ^ K);
+        if matches!(i % 5, 0 | 1) {
+            total ^= 1;
+        }
+    }
+    total + 3
+}
+
+#[test]
+fn helpers_consts_macros() {
+    for n in [0u32, 1, 2, 11, 30] {
+        check::<Misc, _>(misc, (n,), seq_misc(n));
+    }
+}
+
+// unit-returning task writing a Slice; tuple destructuring nested
+#[gtap::function]
+fn fill(out: gtap::Slice<u64>, lo: usize, hi: usize) {
+    if hi - lo <= 2 {
+        for i in lo..hi {
+            out.set(i, (i * i) as u64);
+        }
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    task!(fill(out, lo, mid));
+    task!(fill(out, mid, hi));
+    taskwait!();
+}
+
+program!(Fill = [fill]);
+
+#[test]
+fn unit_tasks_writing_a_slice() {
+    for n in [1usize, 2, 3, 100] {
+        let mut out = vec![0u64; n];
+        // SAFETY: `out` outlives the run and nothing else touches it meanwhile.
+        let slice = unsafe { gtap::Slice::from_raw_parts(out.as_mut_ptr(), out.len()) };
+        gtap::run::<Fill, _>(fill, (slice, 0, n)).expect("runs on the CPU executor");
+        assert_eq!(out, (0..n).map(|i| (i * i) as u64).collect::<Vec<_>>());
+    }
+}
+
+// items in a nested block before a join, and a body item declared after its use
+#[gtap::function]
+fn nested_items(x: u64) -> u64 {
+    let r = if x > 2 {
+        fn twice(a: u64) -> u64 {
+            2 * a
+        }
+        let a = task!(sq(x));
+        taskwait!();
+        twice(a)
+    } else {
+        1
+    };
+    let b = task!(sq(r));
+    taskwait!();
+    return late(b);
+    fn late(a: u64) -> u64 {
+        a + 7
+    }
+}
+program!(NestedItems = [nested_items, sq]);
+
+#[test]
+fn items_around_joins() {
+    for x in [0u64, 3, 9] {
+        let r = if x > 2 { 2 * x * x } else { 1 };
+        check::<NestedItems, _>(nested_items, (x,), r * r + 7);
+    }
+}
