@@ -156,7 +156,7 @@ fn seq_multi_join(n: u64) -> u64 {
             break;
         }
         i += 1;
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             continue;
         }
         let a = i * i + 1;
