@@ -53,6 +53,9 @@ pub(crate) struct LocalDecl {
     pub(crate) whole_spawn: bool,
     /// Declared without a value (`let x: T;`).
     pub(crate) no_value: bool,
+    /// Bound to a closure that borrows its captures (`let f = |..| ..` naming a local, no
+    /// `move`): where.
+    pub(crate) borrowing_closure: Option<Span>,
 }
 
 /// What a node does besides its uses and defs.
@@ -276,6 +279,7 @@ impl Builder<'_> {
             place_spawn: false,
             whole_spawn: false,
             no_value: false,
+            borrowing_closure: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -365,6 +369,8 @@ impl Builder<'_> {
                         uses.extend(self.uses_of(e));
                     }
                 }
+                // A closure without `move` that names a local borrows it.
+                let captures = !uses.is_empty();
                 let n = self.push(NodeKind::Eval, uses);
                 if let Some(init) = &local.init {
                     self.control_edges(n, &init.expr);
@@ -376,6 +382,15 @@ impl Builder<'_> {
                 if local.init.is_none() {
                     for (l, _) in &defs {
                         self.body.locals[l.0].no_value = true;
+                    }
+                }
+                if let Some(init) = &local.init {
+                    if let Expr::Closure(c) = &*init.expr {
+                        if c.capture.is_none() && captures {
+                            for (l, _) in &defs {
+                                self.body.locals[l.0].borrowing_closure = Some(c.or1_token.span);
+                            }
+                        }
                     }
                 }
                 let n = self.push(NodeKind::Eval, Vec::new());

@@ -420,6 +420,18 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                     ),
                 );
             }
+            if let Some(span) = decl.borrowing_closure {
+                if !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` is a closure that borrows what it captures and is live across a taskwait!(): write `move |..|` (what it captures must then be `Copy`), or define it after the taskwait!()",
+                            name(l)
+                        ),
+                    );
+                }
+            }
             if let Some(span) = body.locals[l.0].borrow {
                 if !borrow_reported.contains(l) {
                     borrow_reported.insert(l);

@@ -1,6 +1,7 @@
 //! Programs in the shapes users write beyond the one-construct cases of `constructs.rs`:
 //! struct and array arguments and results, mutual recursion, loops with several joins per
 //! iteration and early exits, values given on some paths and results on others, helper items,
+//! closures, enums with data, `let .. else`, wide and `u128` arguments, `where` clauses,
 //! consts and macros in a task's body. Each runs on the CPU executor (`gtap::run`) and is
 //! compared with a plain Rust version of the same computation.
 
@@ -345,4 +346,196 @@ fn items_around_joins() {
         let r = if x > 2 { 2 * x * x } else { 1 };
         check::<NestedItems, _>(nested_items, (x,), r * r + 7);
     }
+}
+
+// enums with data, `let .. else`, tuple structs, `Option` of a tuple
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Shape {
+    Leaf(u32),
+    Node { depth: u8, width: u16 },
+}
+
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct W(u64);
+
+/// Counts leaves of an implicit tree described by a `Shape`.
+#[gtap::function]
+fn count(s: Shape, salt: W) -> Option<(u64, u64)> {
+    let Shape::Node { depth, width } = s else {
+        return Some((1, salt.0));
+    };
+    if depth == 0 {
+        return None;
+    }
+    let mut total = (0u64, 0u64);
+    let mut i = 0u16;
+    while i < width {
+        let child = if depth == 1 {
+            Shape::Leaf(i as u32)
+        } else {
+            Shape::Node {
+                depth: depth - 1,
+                width,
+            }
+        };
+        let r = task!(count(child, W(salt.0 ^ i as u64)));
+        taskwait!();
+        if let Some((a, b)) = r {
+            total.0 += a;
+            total.1 = total.1.wrapping_add(b);
+        }
+        i += 1;
+    }
+    Some(total)
+}
+program!(Count = [count]);
+
+fn seq_count(s: Shape, salt: W) -> Option<(u64, u64)> {
+    let Shape::Node { depth, width } = s else {
+        return Some((1, salt.0));
+    };
+    if depth == 0 {
+        return None;
+    }
+    let mut total = (0u64, 0u64);
+    for i in 0..width {
+        let child = if depth == 1 {
+            Shape::Leaf(i as u32)
+        } else {
+            Shape::Node {
+                depth: depth - 1,
+                width,
+            }
+        };
+        if let Some((a, b)) = seq_count(child, W(salt.0 ^ i as u64)) {
+            total.0 += a;
+            total.1 = total.1.wrapping_add(b);
+        }
+    }
+    Some(total)
+}
+
+#[test]
+fn enums_let_else_tuple_structs() {
+    for (d, w) in [(0u8, 3u16), (1, 4), (3, 3)] {
+        let s = Shape::Node { depth: d, width: w };
+        check::<Count, _>(count, (s, W(9)), seq_count(s, W(9)));
+    }
+    check::<Count, _>(count, (Shape::Leaf(1), W(2)), Some((1, 2)));
+}
+
+/// Many arguments, u128 and i8, a shadowed parameter, a closure used before and after a join.
+#[gtap::function]
+fn wide(a: u128, b: i8, c: u16, d: u32, e: u64, f: bool, g: f32, h: f64, n: u32) -> u128 {
+    let n = n.min(6);
+    let scale = move |x: u128| x.wrapping_mul(3).wrapping_add(b as u128);
+    if n == 0 {
+        return scale(a)
+            ^ (c as u128)
+            ^ (d as u128)
+            ^ (e as u128)
+            ^ (f as u128)
+            ^ (g as u128)
+            ^ (h as u128);
+    }
+    let l = task!(wide(a + 1, b, c, d, e, !f, g * 2.0, h + 0.5, n - 1));
+    let r = task!(wide(a, b.wrapping_neg(), c ^ 1, d, e, f, g, h, n - 1));
+    taskwait!();
+    let twice = |x: u128| x.wrapping_mul(2);
+    twice(l) ^ scale(r) ^ n as u128
+}
+program!(Wide = [wide]);
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the twin of `wide`, argument for argument"
+)]
+fn seq_wide(a: u128, b: i8, c: u16, d: u32, e: u64, f: bool, g: f32, h: f64, n: u32) -> u128 {
+    let n = n.min(6);
+    let scale = |x: u128| x.wrapping_mul(3).wrapping_add(b as u128);
+    if n == 0 {
+        return scale(a)
+            ^ (c as u128)
+            ^ (d as u128)
+            ^ (e as u128)
+            ^ (f as u128)
+            ^ (g as u128)
+            ^ (h as u128);
+    }
+    let l = seq_wide(a + 1, b, c, d, e, !f, g * 2.0, h + 0.5, n - 1);
+    let r = seq_wide(a, b.wrapping_neg(), c ^ 1, d, e, f, g, h, n - 1);
+    l.wrapping_mul(2) ^ scale(r) ^ n as u128
+}
+
+#[test]
+fn many_wide_arguments() {
+    for n in [0u32, 1, 5, 9] {
+        let args = (
+            u128::MAX / 3,
+            -5i8,
+            7u16,
+            11u32,
+            13u64,
+            true,
+            1.5f32,
+            2.25f64,
+            n,
+        );
+        check::<Wide, _>(
+            wide,
+            args,
+            seq_wide(
+                args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7, args.8,
+            ),
+        );
+    }
+}
+
+/// A loop whose value comes from `break` after a join; a where clause; explicit `-> ()` task.
+#[gtap::function]
+fn search<T>(target: T, lo: u64) -> u64
+where
+    T: Copy + Into<u64> + 'static,
+{
+    let t: u64 = target.into();
+    let mut k = lo;
+    let found = loop {
+        let s = task!(sq(k));
+        taskwait!();
+        if s >= t {
+            break k;
+        }
+        k += 1;
+    };
+    task!(noop(found));
+    found
+}
+
+#[gtap::function]
+fn noop(_x: u64) -> () {}
+
+program!(Search = [search::<u32>, sq, noop]);
+
+#[test]
+fn break_value_where_clause_unit() {
+    for t in [0u32, 1, 50, 10_000] {
+        let want = (0u64..).find(|k| k * k >= t as u64).unwrap();
+        check::<Search, _>(search::<u32>, (t, 0), want);
+    }
+}
+
+/// Closures around a join: one capturing nothing (kept as it is), one `move` over a `Copy`.
+#[gtap::function]
+fn closures(n: u64, k: u64) -> u64 {
+    let plain = |x: u64| x + 1;
+    let scaled = move |x: u64| x * k;
+    let a = task!(sq(n));
+    taskwait!();
+    plain(scaled(a))
+}
+program!(Closures = [closures, sq]);
+
+#[test]
+fn closures_across_a_join() {
+    check::<Closures, _>(closures, (3, 5), 46);
 }
