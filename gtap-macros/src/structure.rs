@@ -8,8 +8,9 @@
 //!   markers get a block body, so every marker is a statement of some block;
 //! - `for pat in a..b { body }` containing `taskwait!()` becomes a counter loop
 //!   (`let mut __gtap_next_N = a; let __gtap_end_N = b; while __gtap_next_N < __gtap_end_N { let
-//!   pat = __gtap_next_N; __gtap_next_N += 1; body }`), whose counter and end are ordinary
-//!   locals (saved if live). A `for` over any other iterator with a `taskwait!()` is an error;
+//!   pat = __gtap_next_N; __gtap_next_N += 1; body }`; `a..=b` and the `.rev()` of either
+//!   count the same way, down for `.rev()`), whose counter and end are ordinary locals (saved
+//!   if live). A `for` over any other iterator with a `taskwait!()` is an error;
 //! - `task!`/`taskwait!` statements become `__gtap_marker!(N)`; [`Marker`] `N` holds the parsed
 //!   marker. Markers left in the body afterwards are misplaced: [`crate::check`] reports them.
 
@@ -377,39 +378,37 @@ impl Pass<'_> {
         }
     }
 
-    /// `for pat in a..b { body }` / `a..=b` → a counter loop (see the module docs); `None`
-    /// after an error. The bounds go through a `Range` (`RangeInclusive`) so that they unify
-    /// to one type, as in `for i in 0..n` with `n: u64`.
+    /// `for pat in a..b { body }` / `a..=b`, or either `.rev()`, → a counter loop (see the
+    /// module docs); `None` after an error. The bounds go through a `Range`
+    /// (`RangeInclusive`) so that they unify to one type, as in `for i in 0..n` with `n: u64`.
     fn desugar_for(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let (range, inclusive) = match &*f.expr {
-            Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
-                (r, matches!(r.limits, syn::RangeLimits::Closed(_)))
+        let (range, rev) = match &*f.expr {
+            Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                (bounded_range(&m.receiver), true)
             }
-            Expr::Paren(p) if matches!(*p.expr, Expr::Range(_)) => {
-                return self.desugar_for(&syn::ExprForLoop {
-                    expr: p.expr.clone(),
-                    ..f.clone()
-                });
-            }
-            other => {
-                self.cx.error_spanned_by(
-                    other,
-                    "a `for` loop containing taskwait!() must run over a range `a..b` or `a..=b`: write a `while` loop for other iterators (their state is not kept across a join)",
-                );
-                return None;
-            }
+            e => (bounded_range(e), false),
         };
+        let Some(range) = range else {
+            self.cx.error_spanned_by(
+                &f.expr,
+                "a `for` loop containing taskwait!() must run over a range `a..b` or `a..=b`, or its `.rev()`: write a `while` loop for other iterators (their state is not kept across a join)",
+            );
+            return None;
+        };
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let n = self.next_for;
         self.next_for += 1;
         let next = Ident::new(&format!("__gtap_next_{n}"), Span::call_site());
         let end = Ident::new(&format!("__gtap_end_{n}"), Span::call_site());
+        let more = Ident::new(&format!("__gtap_more_{n}"), Span::call_site());
+        let range_v = Ident::new(&format!("__gtap_range_{n}"), Span::call_site());
         let (start_e, end_e) = (range.start.as_ref()?, range.end.as_ref()?);
         let label = &f.label;
         let pat = &f.pat;
         let stmts = &f.body.stmts;
-        let tokens = if inclusive {
-            let more = Ident::new(&format!("__gtap_more_{n}"), Span::call_site());
-            quote! {
+        // The counter steps before the body, so that `continue` moves on.
+        let tokens = match (inclusive, rev) {
+            (true, false) => quote! {
                 {
                     let (mut #next, #end) = (#start_e..=#end_e).into_inner();
                     let mut #more = #next <= #end;
@@ -419,10 +418,19 @@ impl Pass<'_> {
                         #(#stmts)*
                     }
                 }
-            }
-        } else {
-            let range_v = Ident::new(&format!("__gtap_range_{n}"), Span::call_site());
-            quote! {
+            },
+            (true, true) => quote! {
+                {
+                    let (#end, mut #next) = (#start_e..=#end_e).into_inner();
+                    let mut #more = #end <= #next;
+                    #label while #more {
+                        let #pat = #next;
+                        if #next > #end { #next -= 1; } else { #more = false; }
+                        #(#stmts)*
+                    }
+                }
+            },
+            (false, false) => quote! {
                 {
                     let #range_v = #start_e..#end_e;
                     let mut #next = #range_v.start;
@@ -433,7 +441,19 @@ impl Pass<'_> {
                         #(#stmts)*
                     }
                 }
-            }
+            },
+            (false, true) => quote! {
+                {
+                    let #range_v = #start_e..#end_e;
+                    let #end = #range_v.start;
+                    let mut #next = #range_v.end;
+                    #label while #next > #end {
+                        #next -= 1;
+                        let #pat = #next;
+                        #(#stmts)*
+                    }
+                }
+            },
         };
         match syn::parse2::<Expr>(tokens) {
             Ok(e) => Some(e),
@@ -442,6 +462,15 @@ impl Pass<'_> {
                 None
             }
         }
+    }
+}
+
+/// `a..b` or `a..=b` with both bounds, through parentheses.
+fn bounded_range(e: &Expr) -> Option<&syn::ExprRange> {
+    match e {
+        Expr::Range(r) if r.start.is_some() && r.end.is_some() => Some(r),
+        Expr::Paren(p) => bounded_range(&p.expr),
+        _ => None,
     }
 }
 

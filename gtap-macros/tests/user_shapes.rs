@@ -539,3 +539,77 @@ program!(Closures = [closures, sq]);
 fn closures_across_a_join() {
     check::<Closures, _>(closures, (3, 5), 46);
 }
+
+/// `for` loops with joins over a range's `.rev()`, exclusive and inclusive, with `continue`.
+#[gtap::function]
+fn countdown(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in (0..n).rev() {
+        if i % 4 == 1 {
+            continue;
+        }
+        let s = task!(sq(i));
+        taskwait!();
+        acc = acc.wrapping_mul(31).wrapping_add(s);
+    }
+    for j in (2..=n).rev() {
+        let s = task!(sq(j));
+        taskwait!();
+        acc ^= s << (j % 7);
+    }
+    acc
+}
+program!(Countdown = [countdown, sq]);
+
+#[test]
+fn reversed_ranges() {
+    for n in [0u64, 1, 2, 3, 10] {
+        let mut acc = 0u64;
+        for i in (0..n).rev() {
+            if i % 4 == 1 {
+                continue;
+            }
+            acc = acc.wrapping_mul(31).wrapping_add(i * i);
+        }
+        for j in (2..=n).rev() {
+            acc ^= (j * j) << (j % 7);
+        }
+        check::<Countdown, _>(countdown, (n,), acc);
+    }
+    // The inclusive range's lower end is the type's smallest value.
+    check::<Countdown, _>(countdown, (u64::from(u8::MAX),), {
+        let mut acc = 0u64;
+        for i in (0..255u64).rev() {
+            if i % 4 != 1 {
+                acc = acc.wrapping_mul(31).wrapping_add(i * i);
+            }
+        }
+        for j in (2..=255u64).rev() {
+            acc ^= (j * j) << (j % 7);
+        }
+        acc
+    });
+}
+
+/// An inclusive reversed range down to 0 (the counter stops before going below it).
+#[gtap::function]
+fn down_to_zero(n: u8) -> u64 {
+    let mut total = 0u64;
+    for i in (0..=n).rev() {
+        let s = task!(sq(u64::from(i)));
+        taskwait!();
+        total = total.wrapping_mul(3).wrapping_add(s);
+    }
+    total
+}
+program!(DownToZero = [down_to_zero, sq]);
+
+#[test]
+fn reversed_inclusive_range_to_zero() {
+    for n in [0u8, 1, 5, 255] {
+        let want = (0..=n).rev().fold(0u64, |t, i| {
+            t.wrapping_mul(3).wrapping_add(u64::from(i) * u64::from(i))
+        });
+        check::<DownToZero, _>(down_to_zero, (n,), want);
+    }
+}
