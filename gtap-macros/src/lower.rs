@@ -458,9 +458,11 @@ impl Lower<'_> {
     fn stmt(&self, s: &Stmt) -> TokenStream {
         if let Stmt::Local(local) = s {
             if local.init.is_none() && self.only_receives_results(&local.pat) {
-                // `let v: T;` whose every write is a `v = task!(..)`: the children write the
-                // task-data field, so in the state that spawns the local itself is unused.
-                return quote!(#[allow(unused_variables, reason = "written by its tasks")] #s);
+                // `let v;` / `let (a, b): (T, U);` whose every write is a `v = task!(..)`: the
+                // children write the task-data field, and the code after the join reads the
+                // local its state restores from there, so the declaration has nothing to
+                // declare (kept, its type could not be inferred, nor its use seen).
+                return TokenStream::new();
             }
         }
         if let Stmt::Item(item) = s {
@@ -482,21 +484,35 @@ impl Lower<'_> {
         }
     }
 
-    /// Whether `pat` (`v` or `v: T`) names a local declared without a value that receives
-    /// task results whole.
+    /// Whether every name `pat` binds (`v`, `v: T`, `(a, b)`, ..) is a local declared without
+    /// a value that only task results write (no `v = e` anywhere): every local of that name
+    /// declared without a value, in case of shadowing.
     fn only_receives_results(&self, pat: &syn::Pat) -> bool {
-        let ident = match pat {
-            syn::Pat::Ident(p) => &p.ident,
-            syn::Pat::Type(t) => match &*t.pat {
-                syn::Pat::Ident(p) => &p.ident,
-                _ => return false,
-            },
-            _ => return false,
-        };
-        self.body
-            .locals
-            .iter()
-            .any(|d| d.ident == *ident && d.no_value && d.whole_spawn)
+        let mut names = Vec::new();
+        if !plain_bindings(pat, &mut names) || names.is_empty() {
+            return false;
+        }
+        names.iter().all(|name| {
+            let mut same = self
+                .body
+                .locals
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.ident == **name && d.no_value)
+                .peekable();
+            same.peek().is_some()
+                && same.all(|(i, d)| {
+                    let defs = self
+                        .body
+                        .nodes
+                        .iter()
+                        .flat_map(|n| &n.defs)
+                        .filter(|(l, _)| l.0 == i)
+                        .count();
+                    // The declaration itself is the one def.
+                    d.whole_spawn && !d.place_spawn && defs == 1
+                })
+        })
     }
 
     fn block(&self, b: &Block) -> TokenStream {
@@ -680,5 +696,20 @@ fn resume_loop(
                 #full
             }
         };
+    }
+}
+
+/// The names a pattern of plain bindings binds (`v`, `mut v`, `v: T`, tuples and parentheses
+/// of those); `false` for any other pattern.
+fn plain_bindings<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p Ident>) -> bool {
+    match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            out.push(&p.ident);
+            true
+        }
+        syn::Pat::Type(t) => plain_bindings(&t.pat, out),
+        syn::Pat::Paren(p) => plain_bindings(&p.pat, out),
+        syn::Pat::Tuple(t) => t.elems.iter().all(|e| plain_bindings(e, out)),
+        _ => false,
     }
 }

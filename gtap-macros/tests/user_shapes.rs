@@ -613,3 +613,73 @@ fn reversed_inclusive_range_to_zero() {
         check::<DownToZero, _>(down_to_zero, (n,), want);
     }
 }
+
+// task functions in a module, called by path; a generic struct argument; `let (l, r);` filled by
+// tasks inside an `unsafe` block; a `let v;` with neither value nor type
+pub mod tasks {
+    #[gtap::function]
+    pub fn fib(n: u32) -> u64 {
+        if n < 2 {
+            return n as u64;
+        }
+        let a = task!(fib(n - 1));
+        let b = task!(super::tasks::fib(n - 2));
+        taskwait!();
+        a + b
+    }
+
+    /// Generic struct argument.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Span2<T> {
+        pub lo: T,
+        pub hi: T,
+    }
+
+    #[gtap::function]
+    pub fn span_sum(s: Span2<u32>) -> u64 {
+        if s.hi - s.lo <= 4 {
+            let mut t = 0u64;
+            let mut i = s.lo;
+            while i < s.hi {
+                t += i as u64;
+                i += 1;
+            }
+            return t;
+        }
+        let mid = s.lo + (s.hi - s.lo) / 2;
+        let (l, r);
+        unsafe {
+            l = task!(span_sum(Span2 { lo: s.lo, hi: mid }));
+            r = task!(span_sum(Span2 { lo: mid, hi: s.hi }));
+        }
+        taskwait!();
+        match (l, r) {
+            (0, x) | (x, 0) => x,
+            (x, y) => x + y,
+        }
+    }
+}
+
+/// Declared without a value or a type: the type comes from the task.
+#[gtap::function]
+fn untyped(n: u32) -> u64 {
+    let v;
+    if n % 2 == 0 {
+        v = task!(tasks::fib(n));
+    } else {
+        v = task!(tasks::fib(n + 1));
+    }
+    taskwait!();
+    v * 2
+}
+
+program!(Fibs = [tasks::fib, untyped]);
+program!(Spans = [tasks::span_sum]);
+
+#[test]
+fn module_paths_and_generic_struct_args() {
+    check::<Fibs, _>(tasks::fib, (20,), 6765);
+    check::<Spans, _>(tasks::span_sum, (tasks::Span2 { lo: 0, hi: 100 },), 4950);
+    check::<Fibs, _>(untyped, (10,), 110);
+    check::<Fibs, _>(untyped, (11,), 288);
+}
