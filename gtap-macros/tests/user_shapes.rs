@@ -5,7 +5,7 @@
 //! consts and macros in a task's body. Each runs on the CPU executor (`gtap::run`) and is
 //! compared with a plain Rust version of the same computation.
 
-use gtap::program;
+use gtap::{program, Slice};
 
 fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
 where
@@ -312,7 +312,7 @@ fn unit_tasks_writing_a_slice() {
     for n in [1usize, 2, 3, 100] {
         let mut out = vec![0u64; n];
         // SAFETY: `out` outlives the run and nothing else touches it meanwhile.
-        let slice = unsafe { gtap::Slice::from_raw_parts(out.as_mut_ptr(), out.len()) };
+        let slice = unsafe { Slice::from_raw_parts(out.as_mut_ptr(), out.len()) };
         gtap::run::<Fill, _>(fill, (slice, 0, n)).expect("runs on the CPU executor");
         assert_eq!(out, (0..n).map(|i| (i * i) as u64).collect::<Vec<_>>());
     }
@@ -682,4 +682,67 @@ fn module_paths_and_generic_struct_args() {
     check::<Spans, _>(tasks::span_sum, (tasks::Span2 { lo: 0, hi: 100 },), 4950);
     check::<Fibs, _>(untyped, (10,), 110);
     check::<Fibs, _>(untyped, (11,), 288);
+}
+
+// a block-level reduce (on the CPU executor, a block of one thread); shadowing across joins
+/// Block-level: the leader forks halves; every thread sums a strided share of a leaf chunk.
+#[gtap::function(block)]
+pub fn bsum(xs: Slice<u32>, lo: usize, hi: usize) -> u64 {
+    let (t, size) = (
+        gtap::block::thread_index() as usize,
+        gtap::block::size() as usize,
+    );
+    if hi - lo <= 64 {
+        let mut own = 0u64;
+        let mut i = lo + t;
+        while i < hi {
+            own += xs.get(i) as u64;
+            i += size;
+        }
+        return gtap::block::sum_u64(own);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (mut a, mut b) = (0u64, 0u64);
+    if gtap::block::is_leader() {
+        a = task!(bsum(xs, lo, mid));
+        b = task!(bsum(xs, mid, hi));
+    }
+    taskwait!();
+    let total = a + b;
+    gtap::block::broadcast(total)
+}
+program!(BSum = [bsum]);
+
+#[test]
+fn block_level_reduce() {
+    let mut v: Vec<u32> = (0..10_000).map(|i| i % 97).collect();
+    let want: u64 = v.iter().map(|&x| x as u64).sum();
+    // SAFETY: v outlives the run.
+    let s = unsafe { Slice::from_raw_parts(v.as_mut_ptr(), v.len()) };
+    let got = gtap::run::<BSum, _>(bsum, (s, 0, 10_000)).unwrap();
+    assert_eq!(got, want);
+}
+
+/// Shadowing across joins.
+#[gtap::function]
+fn shadows(x: u64) -> u64 {
+    let x = x + 1;
+    let y = task!(sq(x));
+    taskwait!();
+    let x = y + x;
+    let y = task!(sq(x % 1000));
+    taskwait!();
+    let y = y ^ x;
+    y
+}
+program!(Shadows = [shadows, sq]);
+
+#[test]
+fn shadowing() {
+    for x in [0u64, 5, 77] {
+        let a = x + 1;
+        let b = a * a + a;
+        let c = ((b % 1000) * (b % 1000)) ^ b;
+        assert_eq!(gtap::run::<Shadows, _>(shadows, (x,)).unwrap(), c);
+    }
 }
