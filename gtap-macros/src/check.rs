@@ -1,7 +1,8 @@
 //! Markers the structure pass left in the body are misplaced: this pass reports each one with
 //! the reason (inside a closure, an async block, a nested item, another macro's arguments, or
 //! in expression position), and rejects the `?` operator inside another macro's arguments,
-//! where the lowering cannot turn it into the task's early return.
+//! where the lowering cannot turn it into the task's early return. It also rejects a plain
+//! call of the function's own name (`fib(n - 1)` in `fib`): that name is the task's handle.
 //!
 //! Like async-trait's visitors, it does not lower anything inside closures, async blocks and
 //! nested items; it only looks there for markers.
@@ -10,6 +11,7 @@ use crate::{
     diag::Ctxt,
     tokens::{find_marker, find_question, marker_kind, MarkerKind, PLACEHOLDER},
 };
+use proc_macro2::Ident;
 use syn::visit::{self, Visit};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,13 +25,17 @@ enum Where {
 struct Checker<'a> {
     cx: &'a mut Ctxt,
     at: Where,
+    /// The task function's name.
+    name: &'a Ident,
 }
 
-/// Reports every misplaced marker and every `?` in `body`.
-pub(crate) fn check_body(cx: &mut Ctxt, body: &syn::Block) {
+/// Reports every misplaced marker, every `?` in another macro's arguments and every plain
+/// call of `name` (the task function's own) in `body`.
+pub(crate) fn check_body(cx: &mut Ctxt, body: &syn::Block, name: &Ident) {
     Checker {
         cx,
         at: Where::Body,
+        name,
     }
     .visit_block(body);
 }
@@ -59,6 +65,25 @@ impl Checker<'_> {
 }
 
 impl<'ast> Visit<'ast> for Checker<'_> {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            let own = p.qself.is_none()
+                && p.path.leading_colon.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].ident == *self.name;
+            if own {
+                let name = self.name;
+                self.cx.error_spanned_by(
+                    &call.func,
+                    format!(
+                        "`{name}` is this task function's handle, not a Rust function: spawn it with `task!({name}(..))` and join it with `taskwait!()`, or call an ordinary `fn` for sequential code"
+                    ),
+                );
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         self.within(Where::Closure, |s| visit::visit_expr_closure(s, c));
     }

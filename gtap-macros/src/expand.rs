@@ -30,7 +30,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     uniform::check(&mut cx, &def.body, args.block);
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
-    check::check_body(&mut cx, &structured.body);
+    check::check_body(&mut cx, &structured.body, &def.ident);
     let params: Vec<_> = def
         .params
         .iter()
