@@ -746,3 +746,25 @@ fn shadowing() {
         assert_eq!(gtap::run::<Shadows, _>(shadows, (x,)).unwrap(), c);
     }
 }
+
+// a spawn loop (no join inside) over any iterator: `.step_by(..).enumerate()`, results into an array
+#[gtap::function]
+fn chunk(lo: u64, hi: u64) -> u64 {
+    (lo..hi).sum()
+}
+
+#[gtap::function]
+fn chunks(n: u64, step: usize) -> u64 {
+    let mut parts = [0u64; 16];
+    for (k, lo) in (0..n).step_by(step).enumerate() {
+        parts[k] = task!(chunk(lo, (lo + step as u64).min(n)));
+    }
+    taskwait!();
+    parts.iter().sum()
+}
+program!(Chunks = [chunks, chunk]);
+
+#[test]
+fn spawn_loop_over_step_by() {
+    assert_eq!(gtap::run::<Chunks, _>(chunks, (100, 7)).unwrap(), 4950);
+}
