@@ -8,9 +8,10 @@
 //!   markers get a block body, so every marker is a statement of some block;
 //! - `for pat in a..b { body }` containing `taskwait!()` becomes a counter loop
 //!   (`let mut __gtap_next_N = a; let __gtap_end_N = b; while __gtap_next_N < __gtap_end_N { let
-//!   pat = __gtap_next_N; __gtap_next_N += 1; body }`; `a..=b` and the `.rev()` of either
-//!   count the same way, down for `.rev()`), whose counter and end are ordinary locals (saved
-//!   if live). A `for` over any other iterator with a `taskwait!()` is an error;
+//!   pat = __gtap_next_N; __gtap_next_N += 1; body }`; `a..=b`, the `.rev()` of either and
+//!   their `.step_by(k)` count the same way, down for `.rev()`, by `k` up to the end of the
+//!   type for `.step_by`), whose counter and end are ordinary locals (saved if live). A `for`
+//!   over any other iterator with a `taskwait!()` is an error;
 //! - `task!`/`taskwait!` statements become `__gtap_marker!(N)`; [`Marker`] `N` holds the parsed
 //!   marker. Markers left in the body afterwards are misplaced: [`crate::check`] reports them.
 
@@ -378,64 +379,119 @@ impl Pass<'_> {
         }
     }
 
-    /// `for pat in a..b { body }` / `a..=b`, or either `.rev()`, → a counter loop (see the
-    /// module docs); `None` after an error. The bounds go through a `Range`
-    /// (`RangeInclusive`) so that they unify to one type, as in `for i in 0..n` with `n: u64`.
+    /// `for pat in a..b { body }` / `a..=b`, or either's `.rev()` or `.step_by(k)`, → a
+    /// counter loop (see the module docs); `None` after an error. The bounds go through a
+    /// `Range` (`RangeInclusive`) so that they unify to one type, as in `for i in 0..n` with
+    /// `n: u64`.
     fn desugar_for(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let (range, rev) = match &*f.expr {
+        let (range, rev, step) = match &*f.expr {
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
-                (bounded_range(&m.receiver), true)
+                (bounded_range(&m.receiver), true, None)
             }
-            e => (bounded_range(e), false),
+            Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (bounded_range(&m.receiver), false, m.args.first())
+            }
+            e => (bounded_range(e), false, None),
         };
         let Some(range) = range else {
             self.cx.error_spanned_by(
                 &f.expr,
-                "a `for` loop containing taskwait!() must run over a range `a..b` or `a..=b`, or its `.rev()`: write a `while` loop for other iterators (their state is not kept across a join)",
+                "a `for` loop containing taskwait!() must run over a range `a..b` or `a..=b`, its `.rev()` or its `.step_by(k)`: write a `while` loop for other iterators (their state is not kept across a join)",
             );
             return None;
         };
-        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let n = self.next_for;
         self.next_for += 1;
-        let next = Ident::new(&format!("__gtap_next_{n}"), Span::call_site());
-        let end = Ident::new(&format!("__gtap_end_{n}"), Span::call_site());
-        let more = Ident::new(&format!("__gtap_more_{n}"), Span::call_site());
-        let range_v = Ident::new(&format!("__gtap_range_{n}"), Span::call_site());
-        let (start_e, end_e) = (range.start.as_ref()?, range.end.as_ref()?);
-        let label = &f.label;
-        let pat = &f.pat;
-        let stmts = &f.body.stmts;
-        // The counter steps before the body, so that `continue` moves on.
-        let tokens = match (inclusive, rev) {
+        let local = |what: &str| Ident::new(&format!("__gtap_{what}_{n}"), Span::call_site());
+        let parts = CounterLoop {
+            label: &f.label,
+            pat: &f.pat,
+            stmts: &f.body.stmts,
+            start: range.start.as_deref()?,
+            end: range.end.as_deref()?,
+            inclusive: matches!(range.limits, syn::RangeLimits::Closed(_)),
+            next: local("next"),
+            last: local("end"),
+            more: local("more"),
+            range: local("range"),
+            step: local("step"),
+        };
+        let tokens = match step {
+            Some(k) => parts.stepped(k),
+            None => parts.counted(rev),
+        };
+        match syn::parse2::<Expr>(tokens) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                self.cx.syn_error(e);
+                None
+            }
+        }
+    }
+}
+
+/// One `for` loop over a range with a join inside, as a counter loop. The counter steps
+/// before the body, so that `continue` moves on.
+struct CounterLoop<'a> {
+    label: &'a Option<syn::Label>,
+    pat: &'a syn::Pat,
+    stmts: &'a [Stmt],
+    start: &'a Expr,
+    end: &'a Expr,
+    inclusive: bool,
+    /// The loop's locals (numbered per loop): the counter, the range's end, whether another
+    /// iteration runs, the range, the step.
+    next: Ident,
+    last: Ident,
+    more: Ident,
+    range: Ident,
+    step: Ident,
+}
+
+impl CounterLoop<'_> {
+    /// Up by one, or (`rev`) down by one.
+    fn counted(&self, rev: bool) -> proc_macro2::TokenStream {
+        let Self {
+            label,
+            pat,
+            stmts,
+            start,
+            end,
+            next,
+            last,
+            more,
+            range,
+            ..
+        } = self;
+        match (self.inclusive, rev) {
             (true, false) => quote! {
                 {
-                    let (mut #next, #end) = (#start_e..=#end_e).into_inner();
-                    let mut #more = #next <= #end;
+                    let (mut #next, #last) = (#start..=#end).into_inner();
+                    let mut #more = #next <= #last;
                     #label while #more {
                         let #pat = #next;
-                        if #next < #end { #next += 1; } else { #more = false; }
+                        if #next < #last { #next += 1; } else { #more = false; }
                         #(#stmts)*
                     }
                 }
             },
             (true, true) => quote! {
                 {
-                    let (#end, mut #next) = (#start_e..=#end_e).into_inner();
-                    let mut #more = #end <= #next;
+                    let (#last, mut #next) = (#start..=#end).into_inner();
+                    let mut #more = #last <= #next;
                     #label while #more {
                         let #pat = #next;
-                        if #next > #end { #next -= 1; } else { #more = false; }
+                        if #next > #last { #next -= 1; } else { #more = false; }
                         #(#stmts)*
                     }
                 }
             },
             (false, false) => quote! {
                 {
-                    let #range_v = #start_e..#end_e;
-                    let mut #next = #range_v.start;
-                    let #end = #range_v.end;
-                    #label while #next < #end {
+                    let #range = #start..#end;
+                    let mut #next = #range.start;
+                    let #last = #range.end;
+                    #label while #next < #last {
                         let #pat = #next;
                         #next += 1;
                         #(#stmts)*
@@ -444,22 +500,64 @@ impl Pass<'_> {
             },
             (false, true) => quote! {
                 {
-                    let #range_v = #start_e..#end_e;
-                    let #end = #range_v.start;
-                    let mut #next = #range_v.end;
-                    #label while #next > #end {
+                    let #range = #start..#end;
+                    let #last = #range.start;
+                    let mut #next = #range.end;
+                    #label while #next > #last {
                         #next -= 1;
                         let #pat = #next;
                         #(#stmts)*
                     }
                 }
             },
+        }
+    }
+
+    /// Up by `k` (a `usize`; 0 panics, as in `Iterator::step_by`), in the range's type, to
+    /// the range's end or where the next step would overflow.
+    fn stepped(&self, k: &Expr) -> proc_macro2::TokenStream {
+        let Self {
+            label,
+            pat,
+            stmts,
+            start,
+            end,
+            next,
+            last,
+            more,
+            range,
+            step,
+            ..
+        } = self;
+        let (bounds, past_end) = if self.inclusive {
+            (
+                quote!(let (mut #next, #last) = (#start..=#end).into_inner();),
+                quote!(#next > #last),
+            )
+        } else {
+            (
+                quote!(let #range = #start..#end; let mut #next = #range.start; let #last = #range.end;),
+                quote!(#next >= #last),
+            )
         };
-        match syn::parse2::<Expr>(tokens) {
-            Ok(e) => Some(e),
-            Err(e) => {
-                self.cx.syn_error(e);
-                None
+        quote! {
+            {
+                let #step: usize = #k;
+                ::core::assert!(#step != 0, "assertion failed: step != 0");
+                #bounds
+                let mut #more = !(#past_end);
+                #label while #more {
+                    let #pat = #next;
+                    match ::core::convert::TryFrom::try_from(#step)
+                        .ok()
+                        .and_then(|s| #next.checked_add(s))
+                    {
+                        ::core::option::Option::Some(v) => #next = v,
+                        ::core::option::Option::None => #more = false,
+                    }
+                    if #more && #past_end { #more = false; }
+                    #(#stmts)*
+                }
             }
         }
     }

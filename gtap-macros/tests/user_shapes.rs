@@ -768,3 +768,57 @@ program!(Chunks = [chunks, chunk]);
 fn spawn_loop_over_step_by() {
     assert_eq!(gtap::run::<Chunks, _>(chunks, (100, 7)).unwrap(), 4950);
 }
+
+/// `for` loops with joins over `.step_by(k)` of exclusive and inclusive ranges, to the end of
+/// the type.
+#[gtap::function]
+fn strided(n: u64, k: usize, top: u8) -> u64 {
+    let mut acc = 0u64;
+    for i in (0..n).step_by(k) {
+        if i % 5 == 3 {
+            continue;
+        }
+        let s = task!(sq(i));
+        taskwait!();
+        acc = acc.wrapping_mul(7).wrapping_add(s);
+    }
+    for j in (1..=n).step_by(k + 1) {
+        let s = task!(sq(j));
+        taskwait!();
+        acc ^= s;
+    }
+    for b in (top..=u8::MAX).step_by(4) {
+        let s = task!(sq(u64::from(b)));
+        taskwait!();
+        acc = acc.wrapping_add(s);
+    }
+    acc
+}
+program!(Strided = [strided, sq]);
+
+#[test]
+fn strided_ranges() {
+    for (n, k, top) in [
+        (0u64, 1usize, 255u8),
+        (10, 3, 250),
+        (31, 4, 0),
+        (5, 100, 200),
+    ] {
+        let mut acc = 0u64;
+        for i in (0..n).step_by(k) {
+            if i % 5 != 3 {
+                acc = acc.wrapping_mul(7).wrapping_add(i * i);
+            }
+        }
+        for j in (1..=n).step_by(k + 1) {
+            acc ^= j * j;
+        }
+        for b in (top..=u8::MAX).step_by(4) {
+            acc = acc.wrapping_add(u64::from(b) * u64::from(b));
+        }
+        check::<Strided, _>(strided, (n, k, top), acc);
+    }
+    // step 0 panics, as Iterator::step_by does: a typed error, not a hang.
+    let r = gtap::run::<Strided, _>(strided, (4, 0, 0));
+    assert!(matches!(r, Err(gtap::Error::TaskPanicked { .. })), "{r:?}");
+}

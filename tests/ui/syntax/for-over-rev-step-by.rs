@@ -6,7 +6,7 @@ fn g(n: u64) -> u64 {
 #[gtap::function]
 fn f(n: u64) -> u64 {
     let mut total = 0;
-    for i in (0..n).step_by(2) {
+    for i in (0..n).rev().step_by(2) {
         let a = task!(g(i));
         taskwait!();
         total += a;
