@@ -460,8 +460,8 @@ impl Lower<'_> {
             if local.init.is_none() && self.only_receives_results(&local.pat) {
                 // `let v;` / `let (a, b): (T, U);` whose every write is a `v = task!(..)`: the
                 // children write the task-data field, and the code after the join reads the
-                // local its state restores from there, so the declaration has nothing to
-                // declare (kept, its type could not be inferred, nor its use seen).
+                // local that its state restores from there. Kept, the declaration would be
+                // unused here, and rustc could not infer its type.
                 return TokenStream::new();
             }
         }
