@@ -822,3 +822,112 @@ fn strided_ranges() {
     let r = gtap::run::<Strided, _>(strided, (4, 0, 0));
     assert!(matches!(r, Err(gtap::Error::TaskPanicked { .. })), "{r:?}");
 }
+
+// a labelled break out of a while with joins, if-let / else-if-let chains, `?` on a joined
+// Result, a match over a tuple with a join in an arm, early returns
+#[gtap::function]
+fn half(x: u64) -> Result<u64, u64> {
+    if x % 2 == 0 {
+        Ok(x / 2)
+    } else {
+        Err(x)
+    }
+}
+
+#[gtap::function]
+fn flow(a: u64, b: Option<u64>, c: Result<u64, u64>) -> Result<u64, u64> {
+    let mut acc = 0u64;
+    'outer: loop {
+        let mut i = 0u64;
+        while i < a {
+            let s = task!(sq(i));
+            taskwait!();
+            if s > 50 {
+                break 'outer;
+            }
+            acc += s;
+            i += 1;
+        }
+        break;
+    }
+    if let Some(k) = b {
+        let h = task!(half(k));
+        taskwait!();
+        acc += h?;
+    } else if let Ok(v) = c {
+        let s = task!(sq(v));
+        taskwait!();
+        match (s % 3, a) {
+            (0, 0) => return Ok(s),
+            (0, _) => acc += s,
+            (r, n) => {
+                let t = task!(sq(r + n));
+                taskwait!();
+                acc ^= t;
+            }
+        }
+    } else {
+        return Err(acc);
+    }
+    let mut j = 0;
+    while j < 3 {
+        let h = task!(half(acc + j));
+        taskwait!();
+        let h = h.unwrap_or(1);
+        acc = acc.wrapping_add(h);
+        j += 1;
+    }
+    Ok(acc)
+}
+program!(Flow = [flow, sq, half]);
+
+#[allow(clippy::never_loop, reason = "the twin of `flow`, loop for loop")]
+fn seq_flow(a: u64, b: Option<u64>, c: Result<u64, u64>) -> Result<u64, u64> {
+    let mut acc = 0u64;
+    'outer: loop {
+        let mut i = 0u64;
+        while i < a {
+            let s = i * i;
+            if s > 50 {
+                break 'outer;
+            }
+            acc += s;
+            i += 1;
+        }
+        break;
+    }
+    let hf = |x: u64| {
+        if x.is_multiple_of(2) {
+            Ok(x / 2)
+        } else {
+            Err(x)
+        }
+    };
+    if let Some(k) = b {
+        acc += hf(k)?;
+    } else if let Ok(v) = c {
+        let s = v * v;
+        match (s % 3, a) {
+            (0, 0) => return Ok(s),
+            (0, _) => acc += s,
+            (r, n) => acc ^= (r + n) * (r + n),
+        }
+    } else {
+        return Err(acc);
+    }
+    for j in 0..3 {
+        acc = acc.wrapping_add(hf(acc + j).unwrap_or(1));
+    }
+    Ok(acc)
+}
+
+#[test]
+fn control_flow_mix() {
+    for a in [0u64, 3, 9] {
+        for b in [None, Some(4u64), Some(5)] {
+            for c in [Ok(3u64), Ok(4), Err(7)] {
+                check::<Flow, _>(flow, (a, b, c), seq_flow(a, b, c));
+            }
+        }
+    }
+}
