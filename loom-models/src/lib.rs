@@ -71,6 +71,8 @@
 //!   to be able to fail.
 
 #[cfg(test)]
+mod cell;
+#[cfg(test)]
 mod model;
 #[cfg(test)]
 mod park;

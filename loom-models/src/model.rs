@@ -5,6 +5,7 @@ use std::{
     sync::{Arc as StdArc, Mutex},
 };
 
+use crate::cell::{read, write};
 use loom::{
     cell::UnsafeCell,
     sync::{
@@ -22,19 +23,6 @@ const FLAG_SHARED: u32 = 1;
 /// Warp ids in the model's bookkeeping (0: nobody).
 const OWNER: u32 = 1;
 const THIEF: u32 = 2;
-
-/// A plain load of warp-owned data.
-fn read(cell: &UnsafeCell<u32>) -> u32 {
-    // SAFETY: loom checks that this access is ordered with every write to `cell`; a race
-    // fails the model, which is what the models test for.
-    cell.with(|p| unsafe { *p })
-}
-
-/// A plain store to warp-owned data.
-fn write(cell: &UnsafeCell<u32>, value: u32) {
-    // SAFETY: as in `read`: loom checks every access.
-    cell.with_mut(|p| unsafe { *p = value })
-}
 
 /// What child `i` computes: its argument, read from its frame, to its result.
 fn work(arg: u32) -> u32 {

@@ -14,6 +14,7 @@
 //! rejoining warp sees the tail the parking one saved. `no_flag_release` stores the flag
 //! relaxed with no fence before it: loom must report the record's read as a race.
 
+use crate::cell::{read, write};
 use loom::{
     cell::UnsafeCell,
     sync::{
@@ -47,8 +48,7 @@ struct Warp {
 impl Warp {
     /// A claimed task runs: its record must be the one its spawner wrote.
     fn run(&self, i: usize) {
-        // SAFETY: loom checks every access to the cells.
-        let arg = unsafe { self.records[i].with(|p| *p) };
+        let arg = read(&self.records[i]);
         assert_eq!(
             arg,
             100 + i as u32,
@@ -91,13 +91,11 @@ fn check(flag_release: bool) {
             let w = Arc::clone(&w);
             thread::spawn(move || {
                 for i in 0..TASKS {
-                    // SAFETY: loom checks every access to the cells.
-                    unsafe { w.records[i].with_mut(|p| *p = 100 + i as u32) };
+                    write(&w.records[i], 100 + i as u32);
                 }
                 fence(AcqRel);
                 w.count.fetch_add(TASKS as u32, Relaxed);
-                // SAFETY: as above.
-                unsafe { w.saved_tail.with_mut(|p| *p = TASKS as u32) };
+                write(&w.saved_tail, TASKS as u32);
                 if w.flag_release {
                     // Every lane's fence, then lane 0's release store of the flag.
                     fence(AcqRel);
@@ -116,8 +114,7 @@ fn check(flag_release: bool) {
             thread::yield_now();
         }
         fence(AcqRel);
-        // SAFETY: as above.
-        let mut tail = unsafe { w.saved_tail.with(|p| *p) };
+        let mut tail = read(&w.saved_tail);
         assert_eq!(tail, TASKS as u32, "the saved tail");
         // `pop_own`: claim the newest public entries, one CAS at a time.
         loop {

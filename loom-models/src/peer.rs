@@ -13,6 +13,7 @@
 //! Each channel is one entry with its `tail` (the global-queue protocol's commit and claim on
 //! a ring that never wraps here; `ring.rs` models the wrap-around).
 
+use crate::cell::{read, write};
 use loom::{
     cell::UnsafeCell,
     sync::{
@@ -82,8 +83,7 @@ impl Run {
         if self.pending.fetch_sub(1, Relaxed) == 1 {
             fence(AcqRel);
             // The parent resumes: both results.
-            // SAFETY: loom checks every access to the cells.
-            let (a, b) = unsafe { (self.results[0].with(|p| *p), self.results[1].with(|p| *p)) };
+            let (a, b) = (read(&self.results[0]), read(&self.results[1]));
             assert_eq!((a, b), (10, 2 * 7), "a result not visible to the parent");
             self.resumed.fetch_add(1, Relaxed);
         }
@@ -113,22 +113,18 @@ fn check(completion_fenced: bool) {
                     thread::yield_now();
                 };
                 assert_eq!(slot, 1, "the exported slot");
-                // SAFETY: loom checks every access to the cells.
-                let arg = unsafe { run.record.with(|p| *p) };
+                let arg = read(&run.record);
                 assert_eq!(arg, 7, "the record imported before it was written");
-                // SAFETY: as above.
-                unsafe { run.results[1].with_mut(|p| *p = 2 * arg) };
+                write(&run.results[1], 2 * arg);
                 run.inbox.push(slot, run.completion_fenced);
             })
         };
         // GPU V: the record, then the export (a spill: fence, commit); the other child runs
         // here and completes; an idle warp of V takes the completion and completes the
         // placeholder.
-        // SAFETY: loom checks every access to the cells.
-        unsafe { run.record.with_mut(|p| *p = 7) };
+        write(&run.record, 7);
         run.export.push(1, true);
-        // SAFETY: as above.
-        unsafe { run.results[0].with_mut(|p| *p = 10) };
+        write(&run.results[0], 10);
         run.complete_child();
         let slot = loop {
             if let Some(s) = run.inbox.take() {

@@ -8,6 +8,7 @@
 //! pushed must be taken exactly once, with its data visible; a push the capacity check refuses
 //! is the device's typed error (`QueueOverflow`), an allowed outcome.
 
+use crate::cell::{read, write};
 use loom::{
     cell::UnsafeCell,
     sync::{
@@ -57,8 +58,7 @@ impl Ring {
     /// `reserve`, `write`, fence, `commit` for one task; false when the capacity check
     /// refuses it (the device records `QueueOverflow`).
     fn push(&self, task: u32) -> bool {
-        // SAFETY: loom checks every access to the cell.
-        self.data[task as usize].with_mut(|p| unsafe { *p = 100 + task });
+        write(&self.data[task as usize], 100 + task);
         let base = self.alloc.fetch_add(1, Relaxed);
         let h = self.head.load(Relaxed);
         if base.wrapping_add(1).wrapping_sub(h) > CAP {
@@ -103,8 +103,7 @@ impl Ring {
         };
         e.store(0, Relaxed);
         let task = (v - 1) as usize;
-        // SAFETY: loom checks every access to the cell.
-        let data = self.data[task].with(|p| unsafe { *p });
+        let data = read(&self.data[task]);
         assert_eq!(data, 100 + task as u32, "a task taken with another's frame");
         assert_eq!(
             self.taken[task].fetch_add(1, Relaxed),
