@@ -384,14 +384,14 @@ impl Pass<'_> {
     /// `Range` (`RangeInclusive`) so that they unify to one type, as in `for i in 0..n` with
     /// `n: u64`.
     fn desugar_for(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let (range, rev, step) = match &*f.expr {
+        let (range, stride) = match &*f.expr {
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
-                (bounded_range(&m.receiver), true, None)
+                (bounded_range(&m.receiver), Stride::Down)
             }
             Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
-                (bounded_range(&m.receiver), false, m.args.first())
+                (bounded_range(&m.receiver), Stride::By(&m.args[0]))
             }
-            e => (bounded_range(e), false, None),
+            e => (bounded_range(e), Stride::Up),
         };
         let Some(range) = range else {
             self.cx.error_spanned_by(
@@ -416,11 +416,7 @@ impl Pass<'_> {
             range: local("range"),
             step: local("step"),
         };
-        let tokens = match step {
-            Some(k) => parts.stepped(k),
-            None => parts.counted(rev),
-        };
-        match syn::parse2::<Expr>(tokens) {
+        match syn::parse2::<Expr>(parts.tokens(stride)) {
             Ok(e) => Some(e),
             Err(e) => {
                 self.cx.syn_error(e);
@@ -448,74 +444,21 @@ struct CounterLoop<'a> {
     step: Ident,
 }
 
-impl CounterLoop<'_> {
-    /// Up by one, or (`rev`) down by one.
-    fn counted(&self, rev: bool) -> proc_macro2::TokenStream {
-        let Self {
-            label,
-            pat,
-            stmts,
-            start,
-            end,
-            next,
-            last,
-            more,
-            range,
-            ..
-        } = self;
-        match (self.inclusive, rev) {
-            (true, false) => quote! {
-                {
-                    let (mut #next, #last) = (#start..=#end).into_inner();
-                    let mut #more = #next <= #last;
-                    #label while #more {
-                        let #pat = #next;
-                        if #next < #last { #next += 1; } else { #more = false; }
-                        #(#stmts)*
-                    }
-                }
-            },
-            (true, true) => quote! {
-                {
-                    let (#last, mut #next) = (#start..=#end).into_inner();
-                    let mut #more = #last <= #next;
-                    #label while #more {
-                        let #pat = #next;
-                        if #next > #last { #next -= 1; } else { #more = false; }
-                        #(#stmts)*
-                    }
-                }
-            },
-            (false, false) => quote! {
-                {
-                    let #range = #start..#end;
-                    let mut #next = #range.start;
-                    let #last = #range.end;
-                    #label while #next < #last {
-                        let #pat = #next;
-                        #next += 1;
-                        #(#stmts)*
-                    }
-                }
-            },
-            (false, true) => quote! {
-                {
-                    let #range = #start..#end;
-                    let #last = #range.start;
-                    let mut #next = #range.end;
-                    #label while #next > #last {
-                        #next -= 1;
-                        let #pat = #next;
-                        #(#stmts)*
-                    }
-                }
-            },
-        }
-    }
+/// How a counter loop's counter moves.
+#[derive(Clone, Copy)]
+enum Stride<'a> {
+    /// Up by one (`a..b`, `a..=b`).
+    Up,
+    /// Down by one (`.rev()`).
+    Down,
+    /// Up by `k`, a `usize` (`.step_by(k)`; 0 panics, as in `Iterator::step_by`), in the
+    /// range's type, to the range's end or where the next step would overflow.
+    By(&'a Expr),
+}
 
-    /// Up by `k` (a `usize`; 0 panics, as in `Iterator::step_by`), in the range's type, to
-    /// the range's end or where the next step would overflow.
-    fn stepped(&self, k: &Expr) -> proc_macro2::TokenStream {
+impl CounterLoop<'_> {
+    /// The loop, its counter moving by `stride`.
+    fn tokens(&self, stride: Stride<'_>) -> proc_macro2::TokenStream {
         let Self {
             label,
             pat,
@@ -529,34 +472,84 @@ impl CounterLoop<'_> {
             step,
             ..
         } = self;
-        let (bounds, past_end) = if self.inclusive {
-            (
-                quote!(let (mut #next, #last) = (#start..=#end).into_inner();),
-                quote!(#next > #last),
-            )
-        } else {
-            (
-                quote!(let #range = #start..#end; let mut #next = #range.start; let #last = #range.end;),
-                quote!(#next >= #last),
-            )
-        };
-        quote! {
-            {
-                let #step: usize = #k;
-                ::core::assert!(#step != 0, "assertion failed: step != 0");
-                #bounds
-                let mut #more = !(#past_end);
-                #label while #more {
-                    let #pat = #next;
-                    match ::core::convert::TryFrom::try_from(#step)
-                        .ok()
-                        .and_then(|s| #next.checked_add(s))
-                    {
-                        ::core::option::Option::Some(v) => #next = v,
-                        ::core::option::Option::None => #more = false,
+        match (self.inclusive, stride) {
+            (true, Stride::Up) => quote! {
+                {
+                    let (mut #next, #last) = (#start..=#end).into_inner();
+                    let mut #more = #next <= #last;
+                    #label while #more {
+                        let #pat = #next;
+                        if #next < #last { #next += 1; } else { #more = false; }
+                        #(#stmts)*
                     }
-                    if #more && #past_end { #more = false; }
-                    #(#stmts)*
+                }
+            },
+            (true, Stride::Down) => quote! {
+                {
+                    let (#last, mut #next) = (#start..=#end).into_inner();
+                    let mut #more = #last <= #next;
+                    #label while #more {
+                        let #pat = #next;
+                        if #next > #last { #next -= 1; } else { #more = false; }
+                        #(#stmts)*
+                    }
+                }
+            },
+            (false, Stride::Up) => quote! {
+                {
+                    let #range = #start..#end;
+                    let mut #next = #range.start;
+                    let #last = #range.end;
+                    #label while #next < #last {
+                        let #pat = #next;
+                        #next += 1;
+                        #(#stmts)*
+                    }
+                }
+            },
+            (false, Stride::Down) => quote! {
+                {
+                    let #range = #start..#end;
+                    let #last = #range.start;
+                    let mut #next = #range.end;
+                    #label while #next > #last {
+                        #next -= 1;
+                        let #pat = #next;
+                        #(#stmts)*
+                    }
+                }
+            },
+            (_, Stride::By(k)) => {
+                let (bounds, past_end) = if self.inclusive {
+                    (
+                        quote!(let (mut #next, #last) = (#start..=#end).into_inner();),
+                        quote!(#next > #last),
+                    )
+                } else {
+                    (
+                        quote!(let #range = #start..#end; let mut #next = #range.start; let #last = #range.end;),
+                        quote!(#next >= #last),
+                    )
+                };
+                quote! {
+                    {
+                        let #step: usize = #k;
+                        ::core::assert!(#step != 0, "assertion failed: step != 0");
+                        #bounds
+                        let mut #more = !(#past_end);
+                        #label while #more {
+                            let #pat = #next;
+                            match ::core::convert::TryFrom::try_from(#step)
+                                .ok()
+                                .and_then(|s| #next.checked_add(s))
+                            {
+                                ::core::option::Option::Some(v) => #next = v,
+                                ::core::option::Option::None => #more = false,
+                            }
+                            if #more && #past_end { #more = false; }
+                            #(#stmts)*
+                        }
+                    }
                 }
             }
         }
