@@ -22,13 +22,13 @@
 //!
 //! | step | device | model |
 //! |---|---|---|
-//! | spawn: frames, ring entry, `pending` | the batch's body and `reserve` (worker.rs) | `Join::spawn` |
+//! | spawn: frames, ring entry, `pending` | the batch's body and `reserve` (deque.rs) | `Join::spawn` |
 //! | owner-only decrement | `complete_wf`, `shared == false` (join.rs) | `Join::complete_plain` |
 //! | release: mark, fence, add | `Warp::release` + `mark_shared` (deque.rs) | `Join::release` |
-//! | claim: CAS, fence | `steal` / `pop_own` (worker.rs), then the batch's fence | `Join::claim` |
+//! | claim: CAS, fence | `steal` / `pop_own` (deque.rs), then the batch's fence | `Join::claim` |
 //! | shared decrement: `is_shared`, fence, RMW | `join_wf` + `complete_wf`, `shared == true` | `Join::complete_shared` |
 //! | last decrement: fence, resume | `complete_wf` (`acquired`), `reserve` | `Join::resume` |
-//! | inline completion: mark and `pending == 1` test | `run_lane` + `waits_for_one` (lane.rs, join.rs) | `Join::run_inline` |
+//! | inline completion: mark and `pending == 1` test | `run_lane` + `waits_for_one` (worker/lane.rs, join.rs) | `Join::run_inline` |
 //! | spill: mark, entry, fence, commit (`st.release` of `tail`) | `overflow::spill` + `GlobalQueues::commit` | `Join::spill` |
 //! | refill: acquire `tail`, CAS `head`, fence, take | `overflow::overflow_refill` | `Join::refill` |
 //!
@@ -47,7 +47,7 @@
 //! - `plain_then_shared`: the owner finishes one child through the plain path, then releases a
 //!   sibling: the `Relaxed` load and store of `pending` (standing in for the plain phase) and
 //!   the first child's result must reach whichever warp completes the join.
-//! - `inline_owner_only`, `inline_rule_with_thief`: the inline rule of `lane.rs`
+//! - `inline_owner_only`, `inline_rule_with_thief`: the inline rule of `worker/lane.rs`
 //!   (`Warp::waits_for_one`): a finishing task completes an unmarked parent that waits for it
 //!   alone in its own lane, with plain accesses; a marked one goes through the shared path.
 //! - `spilled_then_refilled`: the owner spills a child to an overflow queue (`overflow.rs`);

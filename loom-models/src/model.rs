@@ -191,7 +191,7 @@ impl<const N: usize> Join<N> {
         }
     }
 
-    /// Warp `warp` runs `child` and tells the parent under the inline rule (`lane.rs`,
+    /// Warp `warp` runs `child` and tells the parent under the inline rule (`worker/lane.rs`,
     /// `Warp::waits_for_one`): a parent that is unmarked and waits for this child alone is
     /// completed at once, with plain accesses and no fence; any other goes through `run`'s
     /// paths. `check_mark = false` drops the mark test (the `no_mark_check` model).

@@ -1,5 +1,5 @@
 //! The work-first scheduler's split deques: a private part only the owner touches, and the
-//! public part thieves steal from (the shared-deque protocol of `worker.rs`, unchanged).
+//! public part thieves steal from (the shared-deque protocol, whose part is at the end of this file).
 //!
 //! # Layout of one queue of one warp
 //!
@@ -30,12 +30,13 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{is_slot, release_count, Header, FLAG_SHARED};
+use super::layout::{is_slot, release_count, Header, ERR_QUEUE_OVERFLOW, FLAG_SHARED};
 use super::overflow::SPILL;
-use super::worker::Warp;
+use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
-const FULL: u32 = 0xffff_ffff;
+/// Random victims tried per steal round before the worker backs off.
+const STEAL_TRIES: u32 = 4;
 
 impl Warp {
     /// The shared word counting queue `q`'s private entries.
@@ -120,6 +121,64 @@ impl Warp {
             let pr = self.sm_private(q);
             // Ordering: relaxed, scope .cta; lane 0's own word.
             a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + g);
+        }
+    }
+
+    /// The worker's deque thread (lane 0, or thread 0 of a block), at the end of a batch,
+    /// after the batch's barrier: the `g > 0` entries that the batch pushed to queue `q`.
+    /// With `keeps` (the queue the batch keeps from), the newest `keep` of them are kept to
+    /// run next, off the deque; returns the ring position of the first kept one. The rest
+    /// stay in the private part (work first, `wf`), are staged for the global queue's push
+    /// (`GLOBAL`: the own ring only stages them; the tail goes back to the first, and the
+    /// pop-estimate word, unused there, takes their count), or are published (the
+    /// shared-deque ablation, after the batch's fence).
+    ///
+    /// # Safety
+    ///
+    /// The deque thread, after the barrier that ends the batch's pushes; `keep <= g`.
+    #[inline(always)]
+    pub(crate) unsafe fn publish_new<const GLOBAL: bool>(
+        &self,
+        q: u32,
+        g: u32,
+        keeps: bool,
+        keep: u32,
+        wf: bool,
+    ) -> u32 {
+        let sq = self.sm_queue(q);
+        // SAFETY (whole body): this worker's shared words and deque header.
+        unsafe {
+            // Ordering: relaxed, scope .cta; the deque thread's own words (the lanes' pushes
+            // were ordered before them by the batch's barrier).
+            a::st_relaxed_cta_u32(sq.add(2), 0);
+            let (mut publish, mut kept_from) = (g, 0);
+            if keeps {
+                kept_from = a::ld_relaxed_cta_u32(sq).wrapping_sub(keep);
+                a::st_relaxed_cta_u32(sq, kept_from);
+                publish -= keep;
+            }
+            if wf {
+                // Work first: the rest stays private until the policy releases it.
+                self.add_private(q, publish);
+            } else if GLOBAL {
+                // Kept entries above the first are read before the next batch reserves.
+                let first = a::ld_relaxed_cta_u32(sq)
+                    .wrapping_add(if keeps { keep } else { 0 })
+                    .wrapping_sub(g);
+                a::st_relaxed_cta_u32(sq, first);
+                a::st_relaxed_cta_u32(sq.add(3), publish);
+            } else if publish > 0 {
+                // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu (a
+                // release pattern): thieves that claim these entries see them and the tasks'
+                // headers and frames.
+                a::atom_relaxed_gpu_add_u32(
+                    addr_of_mut!((*self.deque(self.warp, q)).count),
+                    publish,
+                );
+                let est = a::ld_relaxed_cta_u32(sq.add(3));
+                a::st_relaxed_cta_u32(sq.add(3), est + publish);
+            }
+            kept_from
         }
     }
 
@@ -306,5 +365,208 @@ pub(crate) unsafe fn mark_shared(slots: *mut u8, slot_bytes: usize, slot: u32) {
             (*h).flags = f | FLAG_SHARED;
             p = (*h).parent;
         }
+    }
+}
+
+// The public part's protocol (GTaP's deque, and the whole deque of the shared-deque
+// ablation): the owner's ring entries, its claims from the LIFO end, and thieves' steals from
+// the head under a per-deque lock.
+impl Warp {
+    /// Puts `slot` on this warp's queue `q` as a new (unpublished) entry of this batch.
+    pub(crate) unsafe fn reserve(&self, q: u32, slot: u32, kind: u32) -> bool {
+        // SAFETY (whole body): q < queues (checked by callers); the ring index is masked.
+        unsafe {
+            let sq = self.sm_queue(q);
+            // Ordering: relaxed, scope .cta; the tail is this warp's own.
+            let t = a::atom_relaxed_cta_add_u32(sq, 1);
+            // Ordering: relaxed, scope .cta; a cache of the steal end (stale = conservative).
+            let mut h = a::ld_relaxed_cta_u32(sq.add(1));
+            if t.wrapping_sub(h) >= self.queue_cap {
+                // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
+                h = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
+                a::st_relaxed_cta_u32(sq.add(1), h);
+                if t.wrapping_sub(h) >= self.queue_cap {
+                    self.record_error(ERR_QUEUE_OVERFLOW, kind, self.queue_cap, q);
+                    return false;
+                }
+            }
+            // A plain store: published by the batch's fence and the add to `count`.
+            *self
+                .ring(self.warp, q)
+                .add((t & (self.queue_cap - 1)) as usize) = slot;
+            // Ordering: relaxed, scope .cta; read by lane 0 after the batch's warp barrier.
+            a::atom_relaxed_cta_add_u32(sq.add(2), 1);
+        }
+        true
+    }
+
+    /// Lane 0: claims up to `max` entries from the LIFO end of this warp's queue `q`; returns
+    /// (first position, count).
+    pub(crate) unsafe fn pop_own(&self, q: u32, max: u32) -> (u32, u32) {
+        // SAFETY (whole body): this warp's deque header and shared words are valid.
+        unsafe {
+            let dq = self.deque(self.warp, q);
+            let sq = self.sm_queue(q);
+            // What this warp published minus what it took back: an upper bound of `count`
+            // (thieves only lower it), so 0 means empty without an L2 round trip.
+            // Ordering: relaxed, scope .cta; lane 0's own word.
+            if a::ld_relaxed_cta_u32(sq.add(3)) == 0 {
+                return (0, 0);
+            }
+            // Claimed entries are the newest `got` ones, contiguous below the tail, whether
+            // they were claimed in one CAS (the default) or one CAS each (the ablation).
+            let mut got = 0;
+            while got < max {
+                // Ordering: relaxed, scope .gpu; the CAS below decides.
+                let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
+                if c == 0 {
+                    a::st_relaxed_cta_u32(sq.add(3), 0);
+                    break;
+                }
+                let rest = max - got;
+                let claim = if self.single_claims {
+                    1
+                } else if c < rest {
+                    c
+                } else {
+                    rest
+                };
+                // Ordering: relaxed, scope .gpu; the entries were written by this warp, and the
+                // batch's fence.acq_rel.gpu after this claim orders everything else.
+                if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
+                    a::st_relaxed_cta_u32(sq.add(3), c - claim);
+                    got += claim;
+                    if !self.single_claims {
+                        break;
+                    }
+                }
+            }
+            if got == 0 {
+                return (0, 0);
+            }
+            // Ordering: relaxed, scope .cta; the tail is this warp's own.
+            let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(got);
+            a::st_relaxed_cta_u32(sq, t);
+            (t, got)
+        }
+    }
+
+    /// The thief's deque thread, once every lane (thread) of the worker has read its entry of
+    /// a steal: moves victim `v`'s queue-`q` head to `head` (past the stolen entries) and
+    /// releases the steal lock that [`Warp::steal`] took.
+    ///
+    /// # Safety
+    ///
+    /// This worker holds the lock of `v`'s deque `q`.
+    #[inline(always)]
+    pub(crate) unsafe fn unlock_victim(&self, v: u32, q: u32, head: u32) {
+        let dq = self.deque(v, q);
+        // SAFETY: a valid deque header, whose lock we hold.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; published by the unlock below.
+            a::st_relaxed_gpu_u32(addr_of_mut!((*dq).head), head);
+            // Ordering: release, scope .gpu; the unlock, after our reads of the entries and the
+            // head update; pairs with the next holder's acquire CAS on the lock.
+            a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+        }
+    }
+
+    /// Lane 0: tries random victims; on success returns (victim, queue, first position,
+    /// count) with the victim's steal lock held.
+    ///
+    /// With `refill` (work first, idle for a few rounds) and no victim with work, it moves up
+    /// to a batch of tasks from the overflow queues into this worker's private part instead
+    /// (`overflow.rs`), which the next acquire pops. With `multi` (the multi-GPU kernel), a
+    /// claimed batch goes to another GPU that asked for work, and an idle refill also takes
+    /// completions and imports from other GPUs (`peer.rs`).
+    pub(crate) unsafe fn steal(
+        &self,
+        rng: &mut u32,
+        q0: u32,
+        refill: bool,
+        multi: bool,
+    ) -> (u32, u32, u32, u32) {
+        if self.num_warps < 2 {
+            return (0, 0, 0, 0);
+        }
+        for _ in 0..STEAL_TRIES {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 17;
+            *rng ^= *rng << 5;
+            let mut v = *rng % (self.num_warps - 1);
+            if v >= self.warp {
+                v += 1;
+            }
+            for i in 0..self.queues {
+                let q = (q0 + i) % self.queues;
+                let dq = self.deque(v, q);
+                // SAFETY (block): v < warps, q < queues: a valid deque header.
+                unsafe {
+                    // Ordering: relaxed, scope .gpu; a cheap emptiness test before locking.
+                    if a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count)) == 0 {
+                        continue;
+                    }
+                    // Ordering: acquire, scope .gpu; pairs with the release of the previous
+                    // holder's unlock, so we see the head it wrote.
+                    if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).lock), 0, 1) != 0 {
+                        continue;
+                    }
+                    // Up to half the entries (at most 32), from the head: in one CAS, or (the
+                    // ablation) one CAS per entry while the lock is held.
+                    let mut got = 0u32;
+                    let mut want = 32u32;
+                    while got < want {
+                        // Ordering: relaxed, scope .gpu; the CAS below decides.
+                        let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
+                        if c == 0 {
+                            break;
+                        }
+                        if got == 0 {
+                            let half = c.div_ceil(2);
+                            want = if half < 32 { half } else { 32 };
+                        }
+                        let claim = if self.single_claims { 1 } else { want };
+                        // Ordering: acquire, scope .gpu; pairs with the victim's fence + add
+                        // that published the entries (and the tasks' frames).
+                        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c
+                        {
+                            got += claim;
+                        }
+                    }
+                    if got > 0 {
+                        // Ordering: relaxed, scope .gpu; written only under the lock we hold.
+                        let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
+                        // Another GPU asked for work (a multi-GPU run): the batch goes to it.
+                        if multi
+                            && super::peer::export_stolen(
+                                self.ring(v, q),
+                                self.queue_cap,
+                                q,
+                                head,
+                                got,
+                                self.warp,
+                            )
+                        {
+                            self.unlock_victim(v, q, head.wrapping_add(got));
+                            return (0, 0, 0, 0);
+                        }
+                        return (v, q, head, got);
+                    }
+                    // Ordering: release, scope .gpu; unlock.
+                    a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                }
+            }
+        }
+        if refill {
+            // SAFETY: the deque thread of this work-first worker, between batches.
+            unsafe {
+                self.refill_from_overflow(q0);
+                if multi {
+                    // A multi-GPU run: completions from other GPUs, imports (`peer.rs`).
+                    super::peer::peer_work(self.warp, self.smem, q0);
+                }
+            }
+        }
+        (0, 0, 0, 0)
     }
 }

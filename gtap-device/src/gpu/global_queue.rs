@@ -30,7 +30,7 @@ use core::ptr::addr_of_mut;
 use super::layout::{
     Control, ErrorRecord, GlobalQueueHeader, Params, PeerInfo, ERR_QUEUE_OVERFLOW, NONE,
 };
-use super::worker::record_error;
+use super::warp::record_error;
 use crate::arch::nvptx as a;
 
 /// Spins between two looks at the control words.
@@ -145,7 +145,7 @@ impl GlobalQueues {
 
     /// Whether the run must stop (see `Warp::should_stop`).
     fn should_stop(self) -> bool {
-        super::worker::stop_requested(self.control)
+        super::warp::stop_requested(self.control)
     }
 
     /// One thread of the worker: claims up to `max` committed entries from the front of queue

@@ -26,10 +26,8 @@
 use core::ptr::addr_of_mut;
 
 use super::layout::{is_slot, FLAG_DONE, FLAG_SHARED, NONE};
-use super::worker::Warp;
+use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
-
-const FULL: u32 = 0xffff_ffff;
 
 impl Warp {
     /// Whether the join of `parent` (not [`NONE`]) uses the device-scope protocol.
@@ -109,10 +107,39 @@ impl Warp {
         a::vote_sync_ballot_b32(FULL, resumed)
     }
 
-    /// One lane: `count` children of `parent` finished. Completes the parent when they were
-    /// its last: re-enqueues it on this warp, or, if its body had returned, frees it and
-    /// returns its own parent to tell in the next round.
+    /// One lane: `count` children of `parent` finished (see [`Warp::tell_parent`]).
     unsafe fn complete_wf(&self, parent: u32, count: u32, shared: bool) -> Completion {
+        // SAFETY: as the caller (`join_wf`, one leader per parent per round) promises.
+        unsafe { self.tell_parent::<false>(self, parent, count, shared) }
+    }
+
+    /// The join core of both work-first loops. One lane (or thread): `count` children of
+    /// `parent` finished. Completes the parent when they were its last: re-enqueues it on
+    /// this worker, or, if its body had returned, frees it to `pool` and returns its own
+    /// parent to tell next (in the next round of a warp, or the next turn of a block thread's
+    /// loop).
+    ///
+    /// - A *shared* join (`shared`, the parent is marked): a device-scope RMW, after the
+    ///   worker's `fence.acq_rel.gpu` (release pattern; the RMWs on `pending` form a release
+    ///   sequence), and an acquire fence by the lane whose RMW was the last.
+    /// - An *owner-only* join: warp level (`!BLOCK`), plain accesses by the round's one leader
+    ///   per parent, ordered by program order and warp barriers; block level (`BLOCK`), a
+    ///   block-scope RMW (the threads of one batch update it at once), block barriers
+    ///   ordering the rest.
+    ///
+    /// # Safety
+    ///
+    /// `parent` is the parent of `count` tasks that finished on this worker; for a shared join
+    /// every lane (thread) of the worker fenced after their results were written; `pool` is
+    /// the caller's pool view (its own warp's), after this batch's frees.
+    #[inline(always)]
+    unsafe fn tell_parent<const BLOCK: bool>(
+        &self,
+        pool: &Warp,
+        parent: u32,
+        count: u32,
+        shared: bool,
+    ) -> Completion {
         let mut out = Completion {
             next: NONE - 1,
             resumed: false,
@@ -122,16 +149,22 @@ impl Warp {
         unsafe {
             if !is_slot(parent) {
                 // The root, with its whole subtree, is done (the run is over), or an import
-                // (another GPU's task) is: `peer.rs`.
+                // (another GPU's task) is: `peer.rs` (block-level programs run on one GPU).
                 super::peer::finish_root(parent);
                 return out;
             }
             let ph = self.header(parent);
             let last = if shared {
-                // Ordering: relaxed, scope .gpu, after the warp's fence.acq_rel.gpu (a release
-                // pattern); the RMWs on `pending` form a release sequence.
+                // Ordering: relaxed, scope .gpu, after the worker's fence.acq_rel.gpu (a
+                // release pattern); the RMWs on `pending` form a release sequence.
                 let old =
                     a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), count.wrapping_neg());
+                old == count
+            } else if BLOCK {
+                // Ordering: relaxed, scope .cta; every updater is a thread of this block, and
+                // block barriers order the rest.
+                let old =
+                    a::atom_relaxed_cta_add_u32(addr_of_mut!((*ph).pending), count.wrapping_neg());
                 old == count
             } else {
                 // Owner only: plain accesses, ordered by program order and warp barriers, and
@@ -152,7 +185,7 @@ impl Warp {
             if (*ph).flags & FLAG_DONE != 0 {
                 // Its body had returned: it is complete now too.
                 out.next = (*ph).parent;
-                self.free_one_wf(parent);
+                pool.free_one_wf(parent);
                 return out;
             }
             let _ = self.reserve((*ph).queue, parent, (*ph).kind);
@@ -202,47 +235,19 @@ impl Warp {
     pub(crate) unsafe fn complete_block_wf(&self, pool: &Warp, parent: u32) -> BlockCompletion {
         let mut out = BlockCompletion::default();
         let mut parent = parent;
-        // SAFETY (whole body): parents outlive their children by the pending counter.
-        unsafe {
-            loop {
-                if !is_slot(parent) {
-                    // The root, with its whole subtree, is done: the run is over (block-level
-                    // programs run on one GPU, so never an import; `peer.rs` tells).
-                    super::peer::finish_root(parent);
-                    return out;
-                }
-                let ph = self.header(parent);
-                let shared = self.is_shared(parent);
-                let old = if shared {
-                    // Ordering: relaxed, scope .gpu, after the block's fence.acq_rel.gpu (a
-                    // release pattern); the RMWs on `pending` form a release sequence.
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX)
-                } else {
-                    // Ordering: relaxed, scope .cta; every updater is a thread of this block,
-                    // and block barriers order the rest (see above).
-                    a::atom_relaxed_cta_add_u32(addr_of_mut!((*ph).pending), u32::MAX)
-                };
-                if old != 1 {
-                    return out;
-                }
-                if shared {
-                    // Acquire side: the other children's results, and the parent's header as
-                    // its owner left it.
-                    a::fence_acq_rel_gpu();
-                    out.acquired = true;
-                }
-                if (*ph).flags & FLAG_DONE != 0 {
-                    // Its body had returned: it is complete now too (the block fenced before
-                    // this chain began: `block_shares` saw the flag).
-                    let grand = (*ph).parent;
-                    pool.free_one_wf(parent);
-                    parent = grand;
-                    continue;
-                }
-                let _ = self.reserve((*ph).queue, parent, (*ph).kind);
-                out.resumed = true;
+        loop {
+            // SAFETY: a suspended task's header (a finished task's parent), as the caller
+            // promises; its mark changes only between batches.
+            let shared = is_slot(parent) && unsafe { self.is_shared(parent) };
+            // SAFETY: as the caller promises; the block fenced before this chain began when
+            // any link of it is shared or done (`block_shares`).
+            let c = unsafe { self.tell_parent::<true>(pool, parent, 1, shared) };
+            out.acquired |= c.acquired;
+            out.resumed = c.resumed;
+            if c.next == NONE - 1 {
                 return out;
             }
+            parent = c.next;
         }
     }
 }
@@ -264,4 +269,47 @@ struct Completion {
     resumed: bool,
     /// The join was shared and this lane fenced after its last decrement.
     acquired: bool,
+}
+
+// The shared-deque ablation's join: every child's decrement is a device-scope RMW after the
+// batch's fence.
+impl Warp {
+    /// A finished task whose slot was already freed (by [`Warp::free_warp`]) tells its parent;
+    /// repeat upwards while a parent whose body had returned loses its last child. Runs after
+    /// the batch's fence; returns whether it re-enqueued a parent (which then needs a fence
+    /// before it is published).
+    pub(crate) unsafe fn complete(&self, parent_of_freed: u32) -> bool {
+        let mut parent = parent_of_freed;
+        // SAFETY (whole body): parents outlive their children by the pending counter.
+        unsafe {
+            loop {
+                if parent == NONE {
+                    // The root, with its whole subtree, is done: the run is over.
+                    // Ordering: release, scope .gpu; the root's result is written before.
+                    a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+                    return false;
+                }
+                let ph = self.header(parent);
+                // Ordering: relaxed, scope .gpu, after the batch's fence.acq_rel.gpu (a release
+                // pattern: our result in the parent's frame is visible first). The parent runs
+                // only after a later fence.acq_rel.gpu of the warp that acquires it, which
+                // together with this RMW chain is the acquire pattern.
+                let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
+                if old != 1 {
+                    return false;
+                }
+                if (*ph).flags & FLAG_DONE != 0 {
+                    // Its body had returned: it is complete now too (a rare path: free alone).
+                    let grand = (*ph).parent;
+                    a::fence_acq_rel_gpu();
+                    self.free(parent);
+                    parent = grand;
+                    continue;
+                }
+                let q = (*ph).queue;
+                let _ = self.reserve(q, parent, (*ph).kind);
+                return true;
+            }
+        }
+    }
 }

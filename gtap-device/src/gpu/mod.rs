@@ -2,14 +2,21 @@
 //! each other), and the kernel entry that [`kernel!`](crate::kernel) generates.
 //!
 //! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
-//! - `worker` (nvptx only): the persistent loop; its protocol is in `docs/gpu-runtime.md`.
-//!   Its parts: `deque` (split deques: private part, release), `pool` (task slots), `join`
-//!   (warp-local and shared joins), `lane` (a lane's steps, with work-first inline execution),
-//!   `overflow` (where a private part that outgrows its ring goes), `global_queue` (the FIFO
-//!   rings of the global-queue ablation and of the overflow queues), `park` (leaving a run at
-//!   a batch boundary and taking it up again: pause, resume, elastic workers).
-//! - `block_worker` (nvptx only): the block-level loop for programs with a
-//!   `#[gtap::function(block)]` kind (one task per block, or a batch of thread-level tasks).
+//! - The scheduler core (nvptx only; its protocol and memory-model argument are in
+//!   `docs/gpu-runtime.md`), methods of one per-worker view, `warp` ([`warp::Warp`]: the params
+//!   in registers, errors, stop checks):
+//!   - `deque`: split deques (private part, release, the public part's claims and steals);
+//!     `overflow` (where a private part that outgrows its ring goes) and `global_queue` (the
+//!     FIFO rings of the global-queue ablation and of the overflow queues);
+//!   - `pool`: task slots (work first: no owner, no knob; the ablation's per-warp pools);
+//!   - `join`: warp-local and shared joins, one core for warps and blocks;
+//!   - `step`: creating a child and opening a join, shared by both loops;
+//!   - `profile`: per-batch records; `park` (leaving a run at a batch boundary and taking it
+//!     up again: pause, resume, elastic workers); `peer` (several GPUs).
+//! - `worker` (nvptx only): the persistent loops that drive the core: `thread`
+//!   (thread-level, a warp per worker), `lane` (a lane's steps, with work-first inline
+//!   execution), `block` (block-level, for programs with a `#[gtap::function(block)]` kind:
+//!   one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
 //!   the source location in the host-mapped error record, then traps.
 //!
@@ -28,15 +35,11 @@
 pub mod layout;
 
 #[cfg(target_arch = "nvptx64")]
-mod block_worker;
-#[cfg(target_arch = "nvptx64")]
 mod deque;
 #[cfg(target_arch = "nvptx64")]
 mod global_queue;
 #[cfg(target_arch = "nvptx64")]
 mod join;
-#[cfg(target_arch = "nvptx64")]
-mod lane;
 #[cfg(target_arch = "nvptx64")]
 mod overflow;
 #[cfg(target_arch = "nvptx64")]
@@ -46,14 +49,17 @@ mod peer;
 #[cfg(target_arch = "nvptx64")]
 mod pool;
 #[cfg(target_arch = "nvptx64")]
+mod profile;
+#[cfg(target_arch = "nvptx64")]
+mod step;
+#[cfg(target_arch = "nvptx64")]
+mod warp;
+#[cfg(target_arch = "nvptx64")]
 mod worker;
 
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
-pub use block_worker::block_worker;
-#[cfg(target_arch = "nvptx64")]
-#[doc(hidden)]
-pub use worker::thread_worker;
+pub use worker::{block_worker, thread_worker};
 
 /// The running kernel's params, for the panic handler (which gets no context). Every warp
 /// writes the same value at its start.

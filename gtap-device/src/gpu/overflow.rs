@@ -67,10 +67,8 @@ use core::ptr::addr_of_mut;
 
 use super::global_queue::GlobalQueues;
 use super::layout::{DequeHeader, NONE};
-use super::worker::Warp;
+use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
-
-const FULL: u32 = 0xffff_ffff;
 
 /// [`Warp::release_amount`]: the amount is a spill of `amount & !SPILL` entries.
 pub(crate) const SPILL: u32 = 1 << 31;

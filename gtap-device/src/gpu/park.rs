@@ -10,7 +10,7 @@
 //! its state is only:
 //!
 //! - its **kept** tasks: the newest children of its last batch, still in its own ring just
-//!   above the tail (`worker.rs`, the publish step); they go back to the private part;
+//!   above the tail (`worker/thread.rs`, the publish step); they go back to the private part;
 //! - its **private** deque parts: every entry is released to the public part with the
 //!   ordinary release (`deque.rs`: ancestors marked shared, a `fence.acq_rel.gpu` on every
 //!   lane, then the `count` add), so any warp can steal them while this one is away;
@@ -51,10 +51,9 @@
 use core::ptr::addr_of_mut;
 
 use super::layout::{smem_per_warp, Control, Params, PARK_FLAG, PARK_LANES, PARK_WORDS};
-use super::worker::{stop_requested, Warp};
+use super::warp::{stop_requested, Warp, FULL};
 use crate::arch::nvptx as a;
 
-const FULL: u32 = 0xffff_ffff;
 /// A stop check's answer: the run is over (done, an error, the host's abort).
 pub(crate) const LEAVE_STOP: u32 = 1;
 /// A stop check's answer: this warp's block is asked to leave (park).
@@ -82,6 +81,16 @@ impl Warp {
             return LEAVE_PARK;
         }
         0
+    }
+
+    /// Every lane (converged), at a stop check: lane 0's [`Warp::leave_code`], for every lane.
+    #[inline(always)]
+    pub(crate) fn warp_leave_code(&self, parkable: bool) -> u32 {
+        let mut code = 0;
+        if self.lane == 0 {
+            code = self.leave_code(parkable);
+        }
+        a::shfl_sync_idx_b32(FULL, code, 0)
     }
 
     /// Every lane (converged), after the worker loop left with [`LEAVE_PARK`]: publishes the

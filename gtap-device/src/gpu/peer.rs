@@ -52,7 +52,7 @@ use super::layout::{
     is_slot, Control, Header, Params, PeerInfo, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED,
     IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS, NONE,
 };
-use super::worker::Warp;
+use super::warp::Warp;
 use crate::arch::nvptx as a;
 
 /// Exports one request asks for: that many warps of the asked GPU export (each three
@@ -190,7 +190,7 @@ pub(crate) unsafe fn finish_root(parent: u32) {
         a::st_relaxed_gpu_u64(e, 0);
         let (g, slot) = (((v >> 32) as u32).wrapping_sub(1), v as u32);
         if v == 0 || g >= p.gpus {
-            super::worker::record_error(c, p.error as *mut _, ERR_PROTOCOL, 0, 0, 0, 0, parent);
+            super::warp::record_error(c, p.error as *mut _, ERR_PROTOCOL, 0, 0, 0, 0, parent);
             return;
         }
         // Release side of the completion: the result (written into GPU g's memory) and

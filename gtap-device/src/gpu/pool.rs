@@ -15,7 +15,7 @@
 //!
 //! # Where a slot goes (`free_batch_wf`, every lane, after the bodies)
 //!
-//! A slot freed *during* the bodies (a task a lane ran inline finished, see `worker.rs`) goes
+//! A slot freed *during* the bodies (a task a lane ran inline finished, see `worker/lane.rs`) goes
 //! to the lane's own free array (`lane_frees`, warp-owned global memory, the count in a
 //! register): the warp's stack cannot take pushes while other lanes pop it. At the end of the
 //! batch, `drain_lane_frees` moves every array's surplus over [`LANE_FREE_KEEP`] to the
@@ -42,11 +42,12 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{SpillHeader, ERR_POOL_EXHAUSTED, LANE_FREE_CAP, LANE_FREE_KEEP, NONE};
-use super::worker::Warp;
+use super::layout::{
+    SpillHeader, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, LANE_FREE_CAP, LANE_FREE_KEEP, NONE,
+};
+use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
-const FULL: u32 = 0xffff_ffff;
 /// Shared word: the next fresh slot.
 pub(crate) const W_FRESH: usize = 0;
 /// Shared word: the end of the fresh range.
@@ -58,6 +59,9 @@ pub(crate) const W_TOP: usize = 2;
 const REFILL_BELOW: u32 = 64;
 /// Spins on an entry of the spill ring before the run is checked for a stop.
 const SPIN_CHECK: u32 = 1024;
+/// Shared-deque ablation: spins on an empty free-ring entry before the scheduler reports
+/// itself broken.
+const MAX_RING_SPINS: u32 = 1 << 22;
 
 impl Warp {
     #[inline(always)]
@@ -428,6 +432,110 @@ impl Warp {
                     a::st_relaxed_cta_u32(self.smem.add(W_FRESH), s);
                     a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), e);
                 }
+            }
+        }
+    }
+}
+
+// The shared-deque ablation's pools (`Scheduler::SharedDeque`, GTaP's): slot `i` belongs to
+// warp `i / tasks_per_warp`; only the owner allocates (a block-scope counter in shared memory,
+// fresh slots first, then its free ring), and any warp frees a slot back to its owner's ring
+// (one device-scope add for the position, one store of the entry after the batch's fence).
+impl Warp {
+    /// Takes a free slot of this warp's pool, or [`NONE`] (error recorded).
+    pub(crate) unsafe fn alloc(&self, kind: u32) -> u32 {
+        // SAFETY (whole body): the shared words, the free ring and free position of this warp
+        // are valid for the run; positions are masked into the ring.
+        unsafe {
+            // Ordering: relaxed, scope .cta; the counter is touched by this warp's lanes only.
+            let pos = a::atom_relaxed_cta_add_u32(self.smem, 1);
+            if pos < self.n {
+                return self.warp * self.n + pos;
+            }
+            // Ordering: relaxed, scope .cta; a cache of the free position (monotonic).
+            let mut fp = a::ld_relaxed_cta_u32(self.smem.add(1));
+            if pos >= fp {
+                // Ordering: relaxed, scope .gpu; a stale value only under-reports free slots,
+                // and the ring entry itself is read with acquire below.
+                fp = a::ld_relaxed_gpu_u32(self.free_pos.add(self.warp as usize));
+                // Ordering: relaxed, scope .cta; keeps the cache monotonic.
+                a::atom_relaxed_cta_max_u32(self.smem.add(1), fp);
+                if pos >= fp {
+                    self.record_error(ERR_POOL_EXHAUSTED, kind, self.n, pos);
+                    return NONE;
+                }
+            }
+            let e = self.free_rings.add(
+                self.warp as usize * self.ring_cap as usize + (pos & (self.ring_cap - 1)) as usize,
+            );
+            let mut spins = 0;
+            loop {
+                // Ordering: relaxed, scope .gpu. The entry was stored after the freeing warp's
+                // fence.acq_rel.gpu, so the slot's previous contents had reached L2 before we
+                // can see it; we only *write* the slot here (no stale L1 read), and whoever
+                // runs it later acquires through the queue. An acquire would invalidate the
+                // SM's L1 on every spawn.
+                let v = a::ld_relaxed_gpu_u32(e);
+                if v != 0 {
+                    // Ordering: relaxed, scope .gpu; the entry is ours (one allocator per
+                    // position) and the next writer is a free `ring_cap` positions later.
+                    a::st_relaxed_gpu_u32(e, 0);
+                    return v - 1;
+                }
+                spins += 1;
+                if spins > MAX_RING_SPINS {
+                    self.record_error(ERR_PROTOCOL, kind, 0, pos);
+                    return NONE;
+                }
+            }
+        }
+    }
+
+    /// Returns `slot` to its owner's pool.
+    pub(crate) unsafe fn free(&self, slot: u32) {
+        if slot == self.root_slot {
+            return;
+        }
+        let owner = slot / self.n;
+        // SAFETY: owner < warps; the ring position is masked into the owner's ring.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; only claims a ring position.
+            let q = a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), 1);
+            let e = self
+                .free_rings
+                .add(owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize);
+            // Ordering: relaxed, scope .gpu; `free` runs only after the batch's
+            // fence.acq_rel.gpu (the release of everything written to the slot).
+            a::st_relaxed_gpu_u32(e, slot + 1);
+        }
+    }
+
+    /// Every lane of the warp calls this (converged) after the batch's fence: lanes with
+    /// `slot != NONE` give it back to its owner's pool, one device-scope add per owner.
+    pub(crate) unsafe fn free_warp(&self, slot: u32) {
+        let mine = slot != NONE && slot != self.root_slot;
+        let owner = if mine { slot / self.n } else { NONE };
+        let peers = a::match_any_sync_b32(FULL, owner);
+        let leader = peers.trailing_zeros();
+        let mut base = 0;
+        if mine && self.lane == leader {
+            // SAFETY: owner < warps.
+            // Ordering: relaxed, scope .gpu; claims ring positions for the whole group.
+            base = unsafe {
+                a::atom_relaxed_gpu_add_u32(self.free_pos.add(owner as usize), peers.count_ones())
+            };
+        }
+        base = a::shfl_sync_idx_b32(FULL, base, leader);
+        if mine {
+            let q = base.wrapping_add((peers & a::lanemask_lt()).count_ones());
+            // SAFETY: the owner's ring; the position is masked.
+            unsafe {
+                let e = self.free_rings.add(
+                    owner as usize * self.ring_cap as usize + (q & (self.ring_cap - 1)) as usize,
+                );
+                // Ordering: relaxed, scope .gpu; after the batch's fence.acq_rel.gpu, which
+                // releases everything written to the slot.
+                a::st_relaxed_gpu_u32(e, slot + 1);
             }
         }
     }

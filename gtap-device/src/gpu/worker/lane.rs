@@ -30,14 +30,14 @@
 //!   inline only if its join names that queue, so EPAQ's grouping of tasks per queue holds.
 
 use core::marker::PhantomData;
-use core::ptr::{addr_of_mut, null_mut};
+use core::ptr::null_mut;
 
-use super::layout::{
-    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND,
-    FLAG_DONE, HEADER_BYTES, NONE,
+use crate::gpu::layout::{
+    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES,
+    NONE,
 };
-use super::worker::Warp;
-use crate::arch::nvptx as a;
+use crate::gpu::step::parent_field;
+use crate::gpu::warp::Warp;
 use crate::task::{Context, KindId, Program, Step};
 
 /// The [`Context`] a lane gives the step it runs.
@@ -86,17 +86,7 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
     #[inline(always)]
     unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
         let w = self.w;
-        if queue >= w.queues {
-            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
-            return null_mut();
-        }
-        if self.spawned >= w.max_children {
-            w.record_error(
-                ERR_TOO_MANY_CHILDREN,
-                self.kind,
-                w.max_children,
-                self.spawned,
-            );
+        if w.refuse_spawn(self.kind, queue, w.queues, self.spawned) {
             return null_mut();
         }
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
@@ -114,16 +104,7 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
             if slot == NONE {
                 return null_mut();
             }
-            let h = w.header(slot);
-            h.write(Header {
-                kind,
-                state: 0,
-                queue: 0,
-                pending: 0,
-                parent: if P::JOINS { self.slot } else { NONE },
-                flags: 0,
-                result_dst: result_dst as u64,
-            });
+            w.init_child(slot, kind, 0, parent_field(P::JOINS, self.slot), result_dst);
             if queue == self.hold_q {
                 // Held: the previous held child goes to the ring now (spawn order is kept).
                 if self.held != NONE && !w.reserve(queue, self.held, self.held_kind) {
@@ -136,7 +117,7 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
                 return null_mut();
             }
             self.spawned += 1;
-            h.cast::<u8>().add(HEADER_BYTES as usize)
+            w.frame(slot)
         }
     }
 
@@ -179,7 +160,7 @@ where
         state: 0,
         queue: 0,
         pending: 0,
-        parent: if P::JOINS { parent } else { NONE },
+        parent: parent_field(P::JOINS, parent),
         flags: 0,
         result_dst: ctx.held_dst as u64,
     }
@@ -294,17 +275,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     // A new join (or, Done, a record kept alive by detached children), owned
                     // by this warp until a child is released (work first), or published with
                     // the children by the batch's fence + add (the ablations).
-                    let flags = if step == Step::Done { FLAG_DONE } else { 0 };
-                    if wf {
-                        (*h).pending = spawned;
-                        (*h).flags = flags;
-                    } else {
-                        // Ordering: relaxed, scope .gpu; strong like the children's RMWs.
-                        a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
-                        if flags != 0 {
-                            (*h).flags = flags;
-                        }
-                    }
+                    w.open_join(h, spawned, step == Step::Done, wf);
                     if ctx.held == NONE {
                         break;
                     }

@@ -2,7 +2,7 @@
 //! `#[gtap::function(block)]` kind (GTaP §4, and past it: mixed granularity).
 //!
 //! Each block owns two deques (the same per-worker deques, pools and join protocol as the
-//! thread-level worker in `worker.rs`, whose [`Warp`] view it reuses with `warp` = the block's
+//! thread-level worker in `thread.rs`, whose [`Warp`] view it reuses with `warp` = the block's
 //! index): queue 0 holds thread-level tasks, queue 1 block-level ones. Thread 0 (the leader)
 //! does every queue operation; the block then runs, together,
 //!
@@ -48,27 +48,25 @@
 //!   result.
 
 use core::marker::PhantomData;
-use core::ptr::{addr_of_mut, null_mut};
+use core::ptr::null_mut;
 
-use super::global_queue::GlobalQueues;
-use super::layout::{
-    Header, Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_INVALID_QUEUE,
-    ERR_PROTOCOL, ERR_TOO_MANY_CHILDREN, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES, NONE,
-};
-use super::overflow::{OVERFLOW_IDLE_NS, SPILL};
-use super::worker::{Prof, Warp};
+use super::{next_idle_ns, push_staged, STOP_CHECK_EVERY};
 use crate::arch::nvptx as a;
+use crate::gpu::global_queue::GlobalQueues;
+use crate::gpu::layout::{
+    Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_PROTOCOL, ERR_UNKNOWN_KIND,
+    HEADER_BYTES, NONE,
+};
+use crate::gpu::overflow::{OVERFLOW_IDLE_NS, SPILL};
+use crate::gpu::profile::BlockProf;
+use crate::gpu::step::parent_field;
+use crate::gpu::warp::{Warp, FULL};
 use crate::task::{Context, KindId, Program, Step};
 
-const FULL: u32 = 0xffff_ffff;
 /// Deque of thread-level tasks.
 const Q_THREAD: u32 = 0;
 /// Deque of block-level tasks.
 const Q_BLOCK: u32 = 1;
-/// Longest idle back-off, in nanoseconds.
-const MAX_IDLE_NS: u32 = 2048;
-/// Busy blocks look at the control words every this many batches.
-const STOP_CHECK_EVERY: u32 = 64;
 
 /// Shared words after the two queues' words (`smem_per_warp(2)` = 64 bytes), as `u32`
 /// indices: what thread 0 broadcasts to the block for one batch, and the batch's counters.
@@ -118,11 +116,8 @@ const FROM_VICTIM: u32 = 1;
 /// [`word::STOLEN`]: the entries are claimed positions of a global queue.
 const FROM_GLOBAL: u32 = 2;
 
-/// The block-level worker's profiler: thread 0 fills a record per batch in shared memory
-/// after the collective area, as the thread-level worker's lane 0 does.
-type BlockProf = Prof<true>;
 const _: () = assert!(word::END * 4 <= BLOCK_SMEM_SCHED_BYTES as usize);
-const _: () = assert!(word::GOT * 4 >= super::layout::smem_per_warp(2) as usize);
+const _: () = assert!(word::GOT * 4 >= crate::gpu::layout::smem_per_warp(2) as usize);
 
 /// What a thread's step sees of its batch.
 struct Batch {
@@ -163,7 +158,7 @@ impl<P: Program> Ctx<'_, P> {
 
 // SAFETY: frames are 16-aligned slots of at least every kind's layout (the host sizes them
 // from the probe pass, times the block size for joining block-level kinds); a suspended task
-// is resumed once, by its last child, after the acquire pattern of `worker.rs`; a refused
+// is resumed once, by its last child, after the acquire pattern of `join.rs`; a refused
 // spawn returns the scratch frame, which is valid for `slot_bytes - HEADER_BYTES` bytes.
 unsafe impl<P: Program> Context for Ctx<'_, P> {
     #[inline(always)]
@@ -184,17 +179,8 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
     #[inline(always)]
     unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
         let w = self.w;
-        if queue != 0 {
-            w.record_error(ERR_INVALID_QUEUE, self.kind, 1, queue);
-            return self.refused();
-        }
-        if self.spawned >= w.max_children {
-            w.record_error(
-                ERR_TOO_MANY_CHILDREN,
-                self.kind,
-                w.max_children,
-                self.spawned,
-            );
+        // One EPAQ queue: a task's queue on a block worker is its granularity's.
+        if w.refuse_spawn(self.kind, queue, 1, self.spawned) {
             return self.refused();
         }
         let q = if P::is_block(kind) { Q_BLOCK } else { Q_THREAD };
@@ -209,21 +195,12 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
             if slot == NONE {
                 return self.refused();
             }
-            let h = w.header(slot);
-            h.write(Header {
-                kind,
-                state: 0,
-                queue: q,
-                pending: 0,
-                parent: if P::JOINS { self.slot } else { NONE },
-                flags: 0,
-                result_dst: result_dst as u64,
-            });
+            w.init_child(slot, kind, q, parent_field(P::JOINS, self.slot), result_dst);
             if !w.reserve(q, slot, kind) {
                 return self.refused();
             }
             self.spawned += 1;
-            h.cast::<u8>().add(HEADER_BYTES as usize)
+            w.frame(slot)
         }
     }
 
@@ -411,56 +388,6 @@ unsafe fn copy_frame(src: *const u8, dst: *mut u8, bytes: usize) {
     }
 }
 
-/// Global-queue kernel, every thread of the block, after thread 0 staged the batch's
-/// publication and a block barrier: per queue, thread 0 reserves the positions, the threads
-/// copy the staged entries from the own ring in parallel, fence, and thread 0 commits.
-///
-/// # Safety
-///
-/// For each queue, the own-ring tail is the first staged entry and the pop-estimate word
-/// their count (written by thread 0 before the last block barrier).
-#[inline(always)]
-unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
-    let gq = GlobalQueues::of_run();
-    for q in [Q_THREAD, Q_BLOCK] {
-        let sq = w.sm_queue(q);
-        // SAFETY (whole body): this block's shared words, its own ring's staged entries and a
-        // reserved range of the global queue.
-        unsafe {
-            // Ordering: relaxed, scope .cta; written by thread 0 before the block barrier.
-            let n = a::ld_relaxed_cta_u32(sq.add(3));
-            if n == 0 {
-                continue;
-            }
-            let first = a::ld_relaxed_cta_u32(sq);
-            if t == 0 {
-                set(w, word::GQ_BASE, gq.reserve(q, n, w.warp, 0));
-            }
-            a::bar_sync();
-            let base = get(w, word::GQ_BASE);
-            if base != NONE {
-                let mut i = t;
-                while i < n {
-                    let slot = *w
-                        .ring(w.warp, q)
-                        .add((first.wrapping_add(i) & (w.queue_cap - 1)) as usize);
-                    gq.write(q, base.wrapping_add(i), slot);
-                    i += threads;
-                }
-            }
-            // Release side of the push: every thread's entries, then thread 0's commit.
-            a::fence_acq_rel_gpu();
-            a::bar_sync();
-            if t == 0 {
-                a::st_relaxed_cta_u32(sq.add(3), 0);
-                if base != NONE {
-                    gq.commit(q, base, n);
-                }
-            }
-        }
-    }
-}
-
 /// The body of `gtap_block_worker_<Program>`: runs the task tree rooted at
 /// `params.root_slot` on block-level workers.
 ///
@@ -469,7 +396,7 @@ unsafe fn push_global(w: &Warp, t: u32, threads: u32) {
 /// Launched by the host runtime with `params` pointing to a [`Params`] whose regions are
 /// allocated and reset as `layout.rs` describes (`queues == 2`, `num_warps` = blocks, a
 /// scratch slot per block), a block size that is a multiple of 32,
-/// [`super::layout::BLOCK_SMEM_BYTES`] of dynamic shared memory, and every block resident.
+/// [`crate::gpu::layout::BLOCK_SMEM_BYTES`] of dynamic shared memory, and every block resident.
 #[inline(always)]
 pub unsafe fn block_worker<
     P: Program,
@@ -499,7 +426,7 @@ pub unsafe fn block_worker<
     if me >= p.num_warps {
         return;
     }
-    super::set_params(params);
+    crate::gpu::set_params(params);
     let smem: *mut u32 = a::dynamic_smem().cast();
     let w = Warp::new(p, me, a::lane_id(), smem);
     // Work first: each warp of the block allocates from and frees to a pool of its own (the
@@ -585,11 +512,7 @@ pub unsafe fn block_worker<
             // Every thread has read the broadcast words before thread 0 writes the next ones.
             a::bar_sync();
             a::nanosleep(idle_ns);
-            idle_ns = if idle_ns == 0 {
-                64
-            } else {
-                (idle_ns * 2).min(MAX_IDLE_NS)
-            };
+            idle_ns = next_idle_ns(idle_ns);
             continue;
         }
         idle_ns = 0;
@@ -663,14 +586,8 @@ pub unsafe fn block_worker<
             // Every thread has read its entry: release the victim's steal end.
             a::bar_sync();
             if t == 0 {
-                let dq = w.deque(src, q);
                 // SAFETY: we hold the victim's lock for this deque.
-                unsafe {
-                    // Ordering: relaxed, scope .gpu; published by the unlock below.
-                    a::st_relaxed_gpu_u32(addr_of_mut!((*dq).head), base.wrapping_add(got));
-                    // Ordering: release, scope .gpu; unlock after our reads and the head.
-                    a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
-                }
+                unsafe { w.unlock_victim(src, q, base.wrapping_add(got)) };
             }
             steals += 1;
         }
@@ -739,25 +656,17 @@ pub unsafe fn block_worker<
                 }
                 if !block_mode && P::JOINS {
                     match step {
-                        Step::Done if spawned > 0 => {
-                            // Detached children keep the record alive; the last completes it.
-                            // A new join: owned by this block until a child is released.
-                            // Ordering: relaxed, scope .gpu; published with the children.
-                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
-                            (*h).flags = FLAG_DONE;
+                        // A new join (or, done, a record that detached children keep alive),
+                        // owned by this block until a child is released.
+                        Step::Suspended | Step::Done if spawned > 0 => {
+                            w.open_join(h, spawned, step == Step::Done, false);
                         }
                         Step::Done => {
                             to_free = task;
                             notify = true;
                             notify_parent = (*h).parent;
                         }
-                        Step::Suspended => {
-                            // A new join (its mark, if any, belonged to the last one).
-                            // Ordering: relaxed, scope .gpu; published with the children.
-                            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), spawned);
-                            (*h).flags = 0;
-                        }
-                        Step::Aborted => {}
+                        Step::Suspended | Step::Aborted => {}
                     }
                 } else if !block_mode && step == Step::Done {
                     to_free = task;
@@ -799,21 +708,13 @@ pub unsafe fn block_worker<
             let h = w.header(task);
             // SAFETY: the running task's header.
             unsafe {
-                if finished == 1 {
-                    if P::JOINS && all > 0 {
-                        // Ordering: relaxed, scope .gpu; published with the children.
-                        a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), all);
-                        (*h).flags = FLAG_DONE;
-                    } else {
-                        to_free = task;
-                        notify = P::JOINS;
-                        notify_parent = (*h).parent;
-                    }
-                } else if P::JOINS {
-                    // A new join (its mark, if any, belonged to the last one).
-                    // Ordering: relaxed, scope .gpu; published with the children.
-                    a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), all);
-                    (*h).flags = 0;
+                if P::JOINS && all > 0 {
+                    // A new join, or (finished) a record detached children keep alive.
+                    w.open_join(h, all, finished == 1, false);
+                } else if finished == 1 {
+                    to_free = task;
+                    notify = P::JOINS;
+                    notify_parent = (*h).parent;
                 }
             }
             spawned = all;
@@ -835,7 +736,7 @@ pub unsafe fn block_worker<
             // SAFETY: finished tasks' slots; every warp is converged here.
             unsafe { pool.free_batch_wf(to_free) };
         } else {
-            // SAFETY: finished tasks' slots, after the fence (see `worker.rs`).
+            // SAFETY: finished tasks' slots, after the fence (see `pool.rs`).
             unsafe { w.free_warp(to_free) };
         }
         let mut reenqueued = false;
@@ -871,21 +772,14 @@ pub unsafe fn block_worker<
 
         // ---- 3. Publish the new tasks, keeping the newest to run next. ----
         if !P::JOINS {
-            // Live-task count, as in `worker.rs`: the block's spawns minus its finished tasks.
+            // Live-task count, as in `thread.rs`: the block's spawns minus its finished tasks.
             let s = a::redux_sync_add_u32(FULL, spawned);
             let f = a::redux_sync_add_u32(FULL, finished);
             if a::lane_id() == 0 && s != f {
-                let delta = s.wrapping_sub(f);
+                // Raised before the new tasks are published (below, after the barrier), so
+                // the count is 0 only when none is left.
                 // SAFETY: the control block is valid.
-                unsafe {
-                    // Ordering: relaxed, scope .gpu; raised before the new tasks are
-                    // published (below, after the barrier), so it is 0 only when none is left.
-                    let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.control).live), delta);
-                    if old.wrapping_add(delta) == 0 {
-                        // Ordering: release, scope .gpu; the root's result is written.
-                        a::st_release_gpu_u32(addr_of_mut!((*w.control).done), 1);
-                    }
-                }
+                unsafe { w.flush_live(s.wrapping_sub(f) as i32) };
             }
             a::bar_sync();
         }
@@ -904,44 +798,18 @@ pub unsafe fn block_worker<
                     (Q_THREAD, generated_thread.min(threads))
                 };
                 for q in [Q_THREAD, Q_BLOCK] {
-                    let sq = w.sm_queue(q);
-                    let g = a::ld_relaxed_cta_u32(sq.add(2));
+                    // Ordering: relaxed, scope .cta; written by threads before the barriers.
+                    let g = a::ld_relaxed_cta_u32(w.sm_queue(q).add(2));
                     if g == 0 {
                         continue;
                     }
-                    a::st_relaxed_cta_u32(sq.add(2), 0);
-                    let mut publish = g;
-                    if q == kq && keep > 0 {
-                        let new_tail = a::ld_relaxed_cta_u32(sq).wrapping_sub(keep);
-                        a::st_relaxed_cta_u32(sq, new_tail);
+                    let keeps = q == kq && keep > 0;
+                    let kept_from = w.publish_new::<GLOBAL>(q, g, keeps, keep, wf);
+                    if keeps {
                         set(&w, word::KEPT, keep);
                         set(&w, word::KEPT_QUEUE, q);
-                        set(&w, word::KEPT_BASE, new_tail);
-                        publish -= keep;
+                        set(&w, word::KEPT_BASE, kept_from);
                     }
-                    if GLOBAL {
-                        // The own ring only stages the batch's entries (see `worker.rs`):
-                        // the tail goes back to the first, the count to the pop estimate.
-                        let first = a::ld_relaxed_cta_u32(sq)
-                            .wrapping_add(if q == kq { keep } else { 0 })
-                            .wrapping_sub(g);
-                        a::st_relaxed_cta_u32(sq, first);
-                        a::st_relaxed_cta_u32(sq.add(3), publish);
-                        continue;
-                    }
-                    if wf {
-                        // Work first: the rest stays private until the policy releases it.
-                        w.add_private(q, publish);
-                        continue;
-                    }
-                    if publish == 0 {
-                        continue;
-                    }
-                    // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu (a
-                    // release pattern): thieves that claim these entries see the tasks.
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*w.deque(me, q)).count), publish);
-                    let est = a::ld_relaxed_cta_u32(sq.add(3));
-                    a::st_relaxed_cta_u32(sq.add(3), est + publish);
                 }
                 if wf {
                     // A release, or (a ring at least half full) a spill (`overflow.rs`).
@@ -970,7 +838,7 @@ pub unsafe fn block_worker<
         }
         if GLOBAL {
             // SAFETY: thread 0 staged the batch's publication above.
-            unsafe { push_global(&w, t, threads) };
+            unsafe { push_staged::<true>(&w, t, threads, w.smem.add(word::GQ_BASE)) };
         }
         if wf {
             let mut release = [get(&w, word::RELEASE), get(&w, word::RELEASE + 1)];

@@ -1,0 +1,212 @@
+//! The worker's view of the run: [`Warp`] holds the run's params in registers, the worker's
+//! index and its shared-memory words. Every part of the scheduler is a method on it: the deques
+//! (`deque.rs`), the pools (`pool.rs`), the joins (`join.rs`), creating and settling tasks
+//! (`step.rs`); the loops in `worker/` drive them.
+//!
+//! A *worker* is a warp for the thread-level loop and a thread block for the block-level one
+//! (`Warp::warp` is then the block's index). A block-level worker also holds one view per
+//! warp of the block, for that warp's pool.
+//!
+//! # Invariants
+//!
+//! - Every field is loaded once, at the worker's start, from the params of its run; none
+//!   changes while the worker runs.
+//! - `smem` points at this worker's own shared words: nothing outside the worker reads or
+//!   writes them.
+//! - The error record has one writer per run (the first CAS on `Control::error`), and every
+//!   worker leaves its loop once it sees a stop ([`stop_requested`]).
+
+use core::ptr::addr_of_mut;
+
+use super::layout::{Control, DequeHeader, ErrorRecord, Header, Params, SpillHeader};
+use crate::arch::nvptx as a;
+
+/// Every lane of a warp, for the `*.sync` instructions.
+pub(crate) const FULL: u32 = 0xffff_ffff;
+
+/// The per-warp view of the run: the params in registers (every field stays in a register for
+/// the whole kernel; the global queues, used only on cold paths under work first, are read
+/// from the params in memory instead, see [`Warp::gq_header`]), the warp's index and its shared
+/// memory words.
+pub(crate) struct Warp {
+    pub(crate) slots: *mut u8,
+    pub(crate) slot_bytes: usize,
+    pub(crate) n: u32,
+    pub(crate) free_rings: *mut u32,
+    pub(crate) free_pos: *mut u32,
+    pub(crate) ring_cap: u32,
+    pub(crate) queues: u32,
+    pub(crate) deques: *mut DequeHeader,
+    pub(crate) deque_rings: *mut u32,
+    pub(crate) queue_cap: u32,
+    pub(crate) root_slot: u32,
+    pub(crate) max_children: u32,
+    /// Work-first kernel only: the private free stacks (see `pool.rs`).
+    pub(crate) free_stacks: *mut u32,
+    pub(crate) stack_cap: u32,
+    /// Work-first kernel only: the release policy (read every batch).
+    pub(crate) release_below: u32,
+    pub(crate) release_size: u32,
+    /// Work-first kernel only: the inline policy, and the lanes' free arrays.
+    pub(crate) inline_steps: u32,
+    pub(crate) inline_last_child: bool,
+    pub(crate) lane_frees: *mut u32,
+    /// Read on the workers' cold paths (errors, stops, steals, the pools' slow paths).
+    pub(crate) control: *mut Control,
+    pub(crate) error: *mut ErrorRecord,
+    pub(crate) spill: *mut SpillHeader,
+    pub(crate) spill_ring: *mut u32,
+    pub(crate) spill_cap: u32,
+    pub(crate) total_slots: u32,
+    pub(crate) chunk: u32,
+    pub(crate) num_warps: u32,
+    pub(crate) single_claims: bool,
+    pub(crate) warp: u32,
+    pub(crate) lane: u32,
+    /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
+    /// `[tail, head cache, generated, -]`.
+    pub(crate) smem: *mut u32,
+}
+
+impl Warp {
+    /// The view of worker `warp` (a warp, or a block for block-level workers) of the run
+    /// `p` describes, with its shared words at `smem`.
+    #[inline(always)]
+    pub(crate) fn new(p: &Params, warp: u32, lane: u32, smem: *mut u32) -> Self {
+        Self {
+            slots: p.slots as *mut u8,
+            slot_bytes: p.slot_bytes as usize,
+            n: p.tasks_per_warp,
+            free_rings: p.free_rings as *mut u32,
+            free_pos: p.free_pos as *mut u32,
+            ring_cap: p.ring_cap,
+            queues: p.queues,
+            deques: p.deques as *mut DequeHeader,
+            deque_rings: p.deque_rings as *mut u32,
+            queue_cap: p.queue_cap,
+            root_slot: p.root_slot,
+            max_children: p.max_children,
+            free_stacks: p.free_stacks as *mut u32,
+            stack_cap: p.stack_cap,
+            inline_last_child: p.inline_last_child != 0,
+            lane_frees: p.lane_frees as *mut u32,
+            release_below: p.release_below,
+            release_size: p.release_size,
+            inline_steps: p.inline_steps,
+            control: p.control as *mut Control,
+            error: p.error as *mut ErrorRecord,
+            spill: p.spill as *mut SpillHeader,
+            spill_ring: p.spill_ring as *mut u32,
+            spill_cap: p.spill_cap,
+            total_slots: p.total_slots,
+            chunk: p.chunk,
+            num_warps: p.num_warps,
+            single_claims: p.single_claims != 0,
+            warp,
+            lane,
+            smem,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn header(&self, slot: u32) -> *mut Header {
+        // SAFETY (pointer arithmetic only): slot < warps * n + 1, inside the slots region.
+        self.slots
+            .wrapping_add(slot as usize * self.slot_bytes)
+            .cast()
+    }
+
+    #[inline(always)]
+    pub(crate) fn deque(&self, warp: u32, q: u32) -> *mut DequeHeader {
+        self.deques.wrapping_add((warp * self.queues + q) as usize)
+    }
+
+    #[inline(always)]
+    pub(crate) fn ring(&self, warp: u32, q: u32) -> *mut u32 {
+        self.deque_rings
+            .wrapping_add((warp * self.queues + q) as usize * self.queue_cap as usize)
+    }
+
+    #[inline(always)]
+    pub(crate) fn sm_queue(&self, q: u32) -> *mut u32 {
+        self.smem.wrapping_add(4 + 4 * q as usize)
+    }
+
+    /// Records the run's first error (later ones are dropped) in the host-mapped record.
+    #[cold]
+    pub(crate) fn record_error(&self, code: u32, kind: u32, limit: u32, value: u32) {
+        record_error(
+            self.control,
+            self.error,
+            code,
+            self.warp,
+            self.lane,
+            kind,
+            limit,
+            value,
+        );
+    }
+
+    /// Whether the run must stop: done, an error, or the host's abort.
+    pub(crate) fn should_stop(&self) -> bool {
+        stop_requested(self.control)
+    }
+
+    /// Work-first, programs without joins, lane 0: adds `delta` to the live-task count and ends
+    /// the run when it reaches 0.
+    pub(crate) unsafe fn flush_live(&self, delta: i32) {
+        // SAFETY: the control block is valid for the whole run.
+        unsafe {
+            // Ordering: relaxed, scope .gpu; a count only (see the publish step).
+            let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.control).live), delta as u32);
+            if old.wrapping_add(delta as u32) == 0 {
+                // Ordering: release, scope .gpu; every task is finished.
+                a::st_release_gpu_u32(addr_of_mut!((*self.control).done), 1);
+            }
+        }
+    }
+}
+
+/// Whether the run whose control words are `c` must stop: done, an error, or the host's
+/// abort.
+pub(crate) fn stop_requested(c: *mut Control) -> bool {
+    // SAFETY: the control block is valid for the whole run.
+    // Ordering: relaxed, scope .sys; these are flags (`done` may be stored by another GPU of
+    // the run, `peer.rs`), the host reads results only after the kernel has exited, and a
+    // late observation only delays the exit.
+    unsafe {
+        a::ld_relaxed_sys_u32(addr_of_mut!((*c).done)) != 0
+            || a::ld_relaxed_sys_u32(addr_of_mut!((*c).error)) != 0
+            || a::ld_relaxed_sys_u32(addr_of_mut!((*c).abort)) != 0
+    }
+}
+
+/// Records the run's first error; see [`Warp::record_error`].
+#[cold]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_error(
+    control: *mut Control,
+    error: *mut ErrorRecord,
+    code: u32,
+    warp: u32,
+    lane: u32,
+    kind: u32,
+    limit: u32,
+    value: u32,
+) {
+    // SAFETY: both blocks are valid for the whole run (the host allocates them).
+    unsafe {
+        // Ordering: relaxed, scope .gpu; only decides the single writer of the record.
+        if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*control).error), 0, code) != 0 {
+            return;
+        }
+        // Ordering: relaxed, scope .sys; the fields are published by the release of `code`.
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).warp), warp);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), lane);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).kind), kind);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).limit), limit);
+        a::st_relaxed_sys_u32(addr_of_mut!((*error).value), value);
+        // Ordering: release, scope .sys; the host reads `code` last-written, fields before it.
+        a::st_release_sys_u32(addr_of_mut!((*error).code), code);
+    }
+}
