@@ -8,6 +8,29 @@ use gtap::{Backend, Config, Devices, Runtime, Scheduler};
 /// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
 pub const PTX: &str = include_str!(env!("GTAP_PTX"));
 
+/// Which CPU code computes the answer a run is checked against, and the baseline it prints
+/// (`--reference`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// Sequential Rust (the default).
+    Sequential,
+    /// The same algorithm with `rayon` (identical results, computed on every core): for the
+    /// large checks of `gpu-check.sh`, where the sequential reference would take most of a
+    /// run's time on the GPU machine.
+    Rayon,
+}
+
+impl Reference {
+    /// How a run's output names the baseline.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Reference::Sequential => "sequential",
+            Reference::Rayon => "rayon",
+        }
+    }
+}
+
 /// Which task granularity a program runs with (`--granularity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Granularity {
@@ -88,6 +111,9 @@ pub struct Opts {
     pub devices: Devices,
     /// `--sms N`: `Config::sms` (the SMs' worth of blocks a run uses).
     pub sms: Option<u32>,
+    /// `--reference seq|rayon`: the CPU code a run is checked against (where a program has
+    /// both; default seq).
+    pub reference: Reference,
     /// Positional arguments, in order.
     pub positional: Vec<String>,
 }
@@ -118,6 +144,7 @@ impl Opts {
             profile_records: 4096,
             devices: Devices::One,
             sms: None,
+            reference: Reference::Sequential,
             positional: Vec::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -205,8 +232,19 @@ impl Opts {
                 "--max-registers" => {
                     opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
                 }
+                "--reference" => {
+                    opts.reference = match args.next().as_deref() {
+                        Some("seq") => Reference::Sequential,
+                        Some("rayon") => Reference::Rayon,
+                        Some(v) => exit_usage(
+                            &format!("--reference must be seq or rayon, got `{v}`"),
+                            usage,
+                        ),
+                        None => exit_usage("--reference needs a value", usage),
+                    };
+                }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),

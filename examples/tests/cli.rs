@@ -1,4 +1,5 @@
-//! The examples' shared GPU options (`--scheduler`, `--profile`) on a machine without a GPU:
+//! The examples' shared GPU options (`--scheduler`, `--profile`, `--reference`) on a machine
+//! without a GPU:
 //! accepted values run, bad ones are refused with a message naming what to write instead, and
 //! a profile that cannot exist is an error rather than a silent no-op.
 
@@ -57,4 +58,44 @@ fn a_cancelled_run_stops_and_the_next_run_is_right() {
     assert!(o.status.success(), "{t}");
     assert!(t.contains("token -> Cancelled in"), "{t}");
     assert!(t.contains("cancel: OK"), "{t}");
+}
+
+fn run(bin: &str, args: &[&str]) -> Output {
+    Command::new(bin)
+        .args(args)
+        .output()
+        .expect("the example runs")
+}
+
+#[test]
+fn either_reference_checks_the_answer_and_names_itself() {
+    for (bin, args) in [
+        (env!("CARGO_BIN_EXE_nqueens"), &["9", "3"][..]),
+        (env!("CARGO_BIN_EXE_binary_tree"), &["8", "8", "8"][..]),
+        (env!("CARGO_BIN_EXE_cilksort"), &["20000"][..]),
+    ] {
+        for (value, name) in [("seq", "sequential"), ("rayon", "rayon")] {
+            let mut a = args.to_vec();
+            a.extend(["--cpu", "--reference", value]);
+            let o = run(bin, &a);
+            let t = text(&o);
+            assert!(o.status.success(), "{bin} --reference {value}: {t}");
+            assert!(t.contains(": OK"), "{t}");
+            assert!(t.contains(&format!("; {name} ")), "{t}");
+        }
+    }
+}
+
+#[test]
+fn a_bad_reference_names_the_choices() {
+    let o = run(
+        env!("CARGO_BIN_EXE_nqueens"),
+        &["8", "3", "--cpu", "--reference", "gpu"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("--reference must be seq or rayon, got `gpu`"),
+        "{t}"
+    );
 }

@@ -84,6 +84,9 @@ proptest! {
         let host = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
         let expected = reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host);
         prop_assert_eq!(got.to_bits(), expected.to_bits());
+        // `--reference rayon` checks against this one: the same bits, not only close.
+        let rayon = reference::tree_rayon(0, depth, 0, mem_ops, compute_iters, host);
+        prop_assert_eq!(rayon.to_bits(), expected.to_bits());
     }
 }
 

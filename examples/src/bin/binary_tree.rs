@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use gtap_examples::{
     apps::binary_tree::{tree, tree_block, BinaryTree, BinaryTreeBlock},
-    host::{self, Granularity, Opts},
+    host::{self, Granularity, Opts, Reference},
     reference::{self, TreeWork},
 };
 
-const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "binary_tree [DEPTH=16] [MEM_OPS=256] [COMPUTE_ITERS=256] [--granularity thread|block] [--block-threads N] [--scheduler wf|shared|gq] [--reference seq|rayon] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 /// Elements of the array the nodes load from (8 MiB of f64, several times the L2 of a CPU).
 const DATA_LEN: usize = 1 << 20;
@@ -66,12 +66,14 @@ fn main() -> ExitCode {
         mem_ops,
         compute_iters,
     };
-    let (expected, seq_ms) = host::timed(|| {
-        if block {
-            reference::tree_block_seq(0, depth, 0, work, host_data, b)
-        } else {
-            reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data)
-        }
+    // Both references sum the tree in the task tree's order (each node adds its children's
+    // sums, left first), so they and the task program give the same bits.
+    let rayon = opts.reference == Reference::Rayon;
+    let (expected, seq_ms) = host::timed(|| match (block, rayon) {
+        (true, false) => reference::tree_block_seq(0, depth, 0, work, host_data, b),
+        (true, true) => reference::tree_block_rayon(0, depth, 0, work, host_data, b),
+        (false, false) => reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host_data),
+        (false, true) => reference::tree_rayon(0, depth, 0, mem_ops, compute_iters, host_data),
     });
     let ms = host::median(&mut times);
     let what = if block {
@@ -79,7 +81,7 @@ fn main() -> ExitCode {
     } else {
         "thread-level".to_string()
     };
-    println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}, {what}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    println!("binary_tree(depth {depth}, mem_ops {mem_ops}, compute_iters {compute_iters}, {what}) = {result} on {} in {ms:.2} ms (median of {}); {} {seq_ms:.2} ms", rt.backend_name(), times.len(), opts.reference.name());
     host::report(
         "binary_tree",
         result.to_bits() == expected.to_bits(),

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use gtap_examples::{
     apps::cilksort::{cilksort, CilkSort},
-    host::{self, Opts},
+    host::{self, Opts, Reference},
     reference,
 };
 
-const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "cilksort [N=1000000] [SORT_CUTOFF=64] [MERGE_CUTOFF=256] [--scheduler wf|shared|gq] [--reference seq|rayon] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -50,9 +50,13 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut seq = keys.clone();
-    let ((), seq_ms) = host::timed(|| reference::cilksort_seq(&mut seq, sort_cutoff, merge_cutoff));
+    // The baseline only: the check below needs no reference sort.
+    let ((), seq_ms) = host::timed(|| match opts.reference {
+        Reference::Sequential => reference::cilksort_seq(&mut seq, sort_cutoff, merge_cutoff),
+        Reference::Rayon => reference::cilksort_rayon(&mut seq, sort_cutoff, merge_cutoff),
+    });
     let ms = host::median(&mut times);
-    println!("cilksort of {n} keys on {} in {ms:.2} ms (median of {}, with transfers); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    println!("cilksort of {n} keys on {} in {ms:.2} ms (median of {}, with transfers); {} {seq_ms:.2} ms", rt.backend_name(), times.len(), opts.reference.name());
     host::report(
         "cilksort",
         reference::is_sorted_permutation(&keys, &sorted),

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use gtap_examples::{
     apps::nqueens::{nqueens, NQueens},
-    host::{self, Opts},
+    host::{self, Opts, Reference},
     reference,
 };
 
-const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--scheduler wf|shared|gq] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
+const USAGE: &str = "nqueens [N=12] [CUTOFF=7] [--scheduler wf|shared|gq] [--reference seq|rayon] [--profile DIR] [--cpu|--gpu] [--workers N] [--reps N]";
 
 fn main() -> ExitCode {
     let opts = Opts::from_env(USAGE);
@@ -43,9 +43,12 @@ fn main() -> ExitCode {
         eprintln!("nqueens: {e}");
         return ExitCode::FAILURE;
     }
-    let (expected, seq_ms) = host::timed(|| reference::nqueens_seq(n));
+    let (expected, seq_ms) = host::timed(|| match opts.reference {
+        Reference::Sequential => reference::nqueens_seq(n),
+        Reference::Rayon => reference::nqueens_rayon(n, cutoff),
+    });
     let ms = host::median(&mut times);
-    println!("nqueens({n}, cutoff {cutoff}) = {result} on {} in {ms:.2} ms (median of {}); sequential {seq_ms:.2} ms", rt.backend_name(), times.len());
+    println!("nqueens({n}, cutoff {cutoff}) = {result} on {} in {ms:.2} ms (median of {}); {} {seq_ms:.2} ms", rt.backend_name(), times.len(), opts.reference.name());
     host::report(
         "nqueens",
         result == expected,
