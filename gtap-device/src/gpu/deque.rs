@@ -54,7 +54,7 @@ impl Warp {
     /// Lane 0 (the owner of the warp's deque state).
     #[inline(always)]
     pub(crate) unsafe fn pop_private(&self, q: u32, max: u32) -> (u32, u32) {
-        // SAFETY (whole body): this warp's shared words.
+        // SAFETY: for the whole body, this warp's shared words.
         unsafe {
             let pr = self.sm_private(q);
             // Ordering: relaxed, scope .cta; lane 0's own words.
@@ -80,7 +80,7 @@ impl Warp {
     /// Lane 0.
     #[inline(always)]
     pub(crate) unsafe fn pop_wf(&self, cur_q: u32, kept: u32) -> (u32, u32, u32) {
-        // SAFETY (whole body): lane 0 owns the warp's deque operations; a queue's public
+        // SAFETY: for the whole body, lane 0 owns the warp's deque operations; a queue's public
         // entries end at its tail when its private part is empty, as `pop_own` expects.
         unsafe {
             if kept > 0 {
@@ -146,7 +146,7 @@ impl Warp {
         wf: bool,
     ) -> u32 {
         let sq = self.sm_queue(q);
-        // SAFETY (whole body): this worker's shared words and deque header.
+        // SAFETY: for the whole body, this worker's shared words and deque header.
         unsafe {
             // Ordering: relaxed, scope .cta; the deque thread's own words (the lanes' pushes
             // were ordered before them by the batch's barrier).
@@ -212,7 +212,7 @@ impl Warp {
         hint: u32,
         hungry: bool,
     ) -> u32 {
-        // SAFETY (whole body): this warp's shared word and deque header.
+        // SAFETY: for the whole body, this warp's shared word and deque header.
         unsafe {
             // Ordering: relaxed, scope .cta; lane 0's own word.
             let n = a::ld_relaxed_cta_u32(self.sm_private(q));
@@ -353,7 +353,7 @@ impl Warp {
 #[inline(always)]
 pub(crate) unsafe fn mark_shared(slots: *mut u8, slot_bytes: usize, slot: u32) {
     let header = |s: u32| -> *mut Header { slots.wrapping_add(s as usize * slot_bytes).cast() };
-    // SAFETY (whole body): headers of suspended ancestors (alive while `slot` is).
+    // SAFETY: for the whole body, headers of suspended ancestors (alive while `slot` is).
     unsafe {
         let mut p = (*header(slot)).parent;
         while is_slot(p) {
@@ -374,7 +374,7 @@ pub(crate) unsafe fn mark_shared(slots: *mut u8, slot_bytes: usize, slot: u32) {
 impl Warp {
     /// Puts `slot` on this warp's queue `q` as a new (unpublished) entry of this batch.
     pub(crate) unsafe fn reserve(&self, q: u32, slot: u32, kind: u32) -> bool {
-        // SAFETY (whole body): q < queues (checked by callers); the ring index is masked.
+        // SAFETY: for the whole body, q < queues (checked by callers); the ring index is masked.
         unsafe {
             let sq = self.sm_queue(q);
             // Ordering: relaxed, scope .cta; the tail is this warp's own.
@@ -403,7 +403,7 @@ impl Warp {
     /// Lane 0: claims up to `max` entries from the LIFO end of this warp's queue `q`; returns
     /// (first position, count).
     pub(crate) unsafe fn pop_own(&self, q: u32, max: u32) -> (u32, u32) {
-        // SAFETY (whole body): this warp's deque header and shared words are valid.
+        // SAFETY: for the whole body, this warp's deque header and shared words are valid.
         unsafe {
             let dq = self.deque(self.warp, q);
             let sq = self.sm_queue(q);
@@ -500,7 +500,7 @@ impl Warp {
             for i in 0..self.queues {
                 let q = (q0 + i) % self.queues;
                 let dq = self.deque(v, q);
-                // SAFETY (block): v < warps, q < queues: a valid deque header.
+                // SAFETY: for the whole block, v < warps, q < queues: a valid deque header.
                 unsafe {
                     // Ordering: relaxed, scope .gpu; a cheap emptiness test before locking.
                     if a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count)) == 0 {

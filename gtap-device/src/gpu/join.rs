@@ -75,10 +75,10 @@ impl Warp {
         let mut acquire = false;
         let mut first = true;
         while a::vote_sync_ballot_b32(FULL, active) != 0 {
-            // SAFETY: as the caller promises; later rounds tell suspended grandparents.
             let shared = if first {
                 active && shared
             } else {
+                // SAFETY: as the caller promises; later rounds tell suspended grandparents.
                 active && is_slot(parent) && unsafe { self.is_shared(parent) }
             };
             first = false;
@@ -145,7 +145,7 @@ impl Warp {
             resumed: false,
             acquired: false,
         };
-        // SAFETY (whole body): parents outlive their children by the pending counter.
+        // SAFETY: for the whole body, parents outlive their children by the pending counter.
         unsafe {
             if !is_slot(parent) {
                 // The root, with its whole subtree, is done (the run is over), or an import
@@ -280,7 +280,7 @@ impl Warp {
     /// before it is published).
     pub(crate) unsafe fn complete(&self, parent_of_freed: u32) -> bool {
         let mut parent = parent_of_freed;
-        // SAFETY (whole body): parents outlive their children by the pending counter.
+        // SAFETY: for the whole body, parents outlive their children by the pending counter.
         unsafe {
             loop {
                 if parent == NONE {

@@ -126,7 +126,7 @@ impl Warp {
                 unsafe { self.release(q, r) };
             }
         }
-        // SAFETY (rest of the body): this warp's park record and shared words.
+        // SAFETY: for the rest of the body, this warp's park record and shared words.
         unsafe {
             // A plain store: published by the fence and the flag's release below.
             self.park_word(PARK_LANES + self.lane).write(lane_free);
@@ -204,7 +204,7 @@ pub(crate) unsafe fn rejoin(p: &Params, warp: u32, lane: u32, smem: *mut u32) ->
     // Acquire side for every lane (lane 0 acquired the flag; the others read after it).
     a::bar_warp_sync(FULL);
     a::fence_acq_rel_gpu();
-    // SAFETY (rest of the body): this warp's record and shared words.
+    // SAFETY: for the rest of the body, this warp's record and shared words.
     unsafe {
         let lane_free = park_word(p.parks, warp, PARK_LANES + lane).read();
         if lane == 0 {

@@ -294,7 +294,7 @@ impl Warp {
     /// placeholder: another GPU ran it) finished. Frees it and completes its parent's join on
     /// the shared path, upwards while a parent whose body had returned loses its last child.
     unsafe fn complete_export(&self, slot: u32) {
-        // SAFETY (whole body): the placeholder and its suspended ancestors are alive (their
+        // SAFETY: for the whole body, the placeholder and its suspended ancestors are alive (their
         // joins wait for it); this warp is between batches (its free stack is clamped).
         unsafe {
             let mut parent = (*self.header(slot)).parent;
@@ -385,7 +385,7 @@ unsafe fn import_from(warp: u32, smem: *mut u32, g: u32, q0: u32, room: u32) -> 
     let gq = GlobalQueues::of_peer(unsafe { &peer(p, g) });
     for i in 0..p.queues {
         let q = (q0 + i) % p.queues;
-        // SAFETY (block): q < queues (one program: the same count on every GPU); claimed
+        // SAFETY: for the whole block, q < queues (one program: the same count on every GPU); claimed
         // positions of GPU g's queue.
         unsafe {
             let (base, got) = gq.pop(q, room);
@@ -423,7 +423,7 @@ unsafe fn import_one(warp: u32, smem: *mut u32, g: u32, q: u32, remote: u32) -> 
     let p = run();
     let w = Warp::new(p, warp, 0, smem);
     let table = (p.imports as *mut u64).wrapping_add((warp * IMPORTS_PER_WARP) as usize);
-    // SAFETY (whole body): this warp's table entries; GPU g's slot `remote` (acquired by the
+    // SAFETY: for the whole body, this warp's table entries; GPU g's slot `remote` (acquired by the
     // caller's fence); a fresh local slot.
     unsafe {
         let mut j = 0;

@@ -153,7 +153,7 @@ impl Warp {
         }
         let first = top + incl - surplus;
         let mut i = 0;
-        // SAFETY (both loops): entries of this lane's array (written by it), positions below
+        // SAFETY: for both loops, entries of this lane's array (written by it), positions below
         // `top + total <= stack_cap`; plain accesses, read by this warp after a barrier.
         unsafe {
             // Four loads before their stores, so that their latencies overlap.
@@ -204,7 +204,7 @@ impl Warp {
     /// Called only while the warp runs bodies (no frees in flight).
     #[inline(always)]
     pub(crate) unsafe fn alloc_wf(&self, kind: u32) -> u32 {
-        // SAFETY (whole body): the warp's shared words and stack; positions below the top
+        // SAFETY: for the whole body, the warp's shared words and stack; positions below the top
         // hold slots pushed by this warp's earlier free phases.
         unsafe {
             // Ordering: relaxed, scope .cta; the top is touched by this warp's lanes only.
@@ -226,7 +226,7 @@ impl Warp {
     #[cold]
     unsafe fn alloc_slow(&self, kind: u32) -> u32 {
         let sp = self.spill();
-        // SAFETY (whole body): the spill header and ring are valid for the run.
+        // SAFETY: for the whole body, the spill header and ring are valid for the run.
         unsafe {
             loop {
                 // Ordering: relaxed, scope .gpu; the CAS below decides.
@@ -351,7 +351,7 @@ impl Warp {
         if slot == self.root_slot {
             return;
         }
-        // SAFETY (whole body): the warp's shared top and stack; the spill header and ring.
+        // SAFETY: for the whole body, the warp's shared top and stack; the spill header and ring.
         unsafe {
             // Ordering: relaxed, scope .cta; other leaders of this batch may push too.
             let t = a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), 1);
@@ -410,7 +410,7 @@ impl Warp {
     /// Lane 0, no lane allocating.
     #[inline(always)]
     pub(crate) unsafe fn refill_wf(&self) {
-        // SAFETY (whole body): the warp's shared words and the spill header.
+        // SAFETY: for the whole body, the warp's shared words and the spill header.
         unsafe {
             // Ordering: relaxed, scope .cta; this warp's own words, between phases.
             let f = a::ld_relaxed_cta_u32(self.smem.add(W_FRESH));
@@ -444,7 +444,7 @@ impl Warp {
 impl Warp {
     /// Takes a free slot of this warp's pool, or [`NONE`] (error recorded).
     pub(crate) unsafe fn alloc(&self, kind: u32) -> u32 {
-        // SAFETY (whole body): the shared words, the free ring and free position of this warp
+        // SAFETY: for the whole body, the shared words, the free ring and free position of this warp
         // are valid for the run; positions are masked into the ring.
         unsafe {
             // Ordering: relaxed, scope .cta; the counter is touched by this warp's lanes only.

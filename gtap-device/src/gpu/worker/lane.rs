@@ -243,7 +243,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
     // spawn's arguments for a held child (no load at all).
     // SAFETY: the caller's task.
     let mut hd = unsafe { w.header(cur).read() };
-    // SAFETY (whole loop): headers and frames of tasks this lane runs (the caller's promise,
+    // SAFETY: for the whole loop, headers and frames of tasks this lane runs (the caller's promise,
     // then lane-private tasks, see the module doc).
     unsafe {
         'lane: loop {

@@ -69,7 +69,7 @@ unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch
     }
     for q in 0..w.queues {
         let sq = w.sm_queue(q);
-        // SAFETY (whole body): this worker's shared words, its own ring's staged entries and a
+        // SAFETY: for the whole body, this worker's shared words, its own ring's staged entries and a
         // reserved range of the global queue.
         unsafe {
             // Ordering: relaxed, scope .cta; written by the deque thread before the barrier.

@@ -309,13 +309,13 @@ pub unsafe fn thread_worker<
         // Steps run inline after the batch task's first (the profiler's count).
         let mut inlined: u32 = 0;
         if task != NONE {
-            // SAFETY: a published (or kept) task's header and frame, acquired above; inline
-            // tasks were made by this lane in this batch (see `run_lane`).
             let budget = if wf && kept <= INLINE_MAX_TASKS {
                 w.inline_steps
             } else {
                 0
             };
+            // SAFETY: a published (or kept) task's header and frame, acquired above; inline
+            // tasks were made by this lane in this batch (see `run_lane`).
             let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, budget, &mut lane_free) };
             spawned = out.spawned;
             finished = out.finished;
