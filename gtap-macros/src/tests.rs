@@ -334,6 +334,25 @@ fn macro_arguments_are_uses() {
 }
 
 #[test]
+fn names_after_two_dots_and_format_captures_are_uses() {
+    let got = saved_sets(quote! {
+        fn f(mut n: u32, p: P) -> u32 {
+            n += 1;
+            let (lo, q, shown, z) = (1, p, 3, 4);
+            let a = task!(g(n));
+            taskwait!();
+            debug_assert!(a > 0, "{shown:?} {{z}}");
+            let r = P { x: a, ..q };
+            (lo..n).sum::<u32>() + (0..=a).count() as u32 + r.x
+        }
+    });
+    assert_eq!(
+        got,
+        sets(&[(&["n", "lo", "q", "shown"], &["n", "lo", "q", "shown", "a"])])
+    );
+}
+
+#[test]
 fn dataflow_errors() {
     let e = errors(quote! {
         fn f(n: u32) -> u32 {

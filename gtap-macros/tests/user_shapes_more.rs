@@ -1,0 +1,612 @@
+//! More programs in the shapes users write (see `user_shapes.rs`), each on the CPU executor
+//! against a plain Rust twin.
+
+use gtap::{program, Slice};
+
+fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
+where
+    T::Output: PartialEq + std::fmt::Debug,
+{
+    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
+    assert_eq!(got, want, "{}", T::NAME);
+}
+
+#[gtap::function]
+fn sq(x: u64) -> u64 {
+    x.wrapping_mul(x)
+}
+
+// while let over a local "stack" state with a join inside; break with a value out of a loop
+#[gtap::function]
+fn wl(n: u64) -> u64 {
+    let mut cur = Some(n);
+    let mut acc = 0u64;
+    while let Some(k) = cur {
+        let s = task!(sq(k));
+        taskwait!();
+        acc = acc.wrapping_add(s);
+        cur = if k == 0 { None } else { Some(k / 2) };
+    }
+    let found = loop {
+        let s = task!(sq(acc % 97));
+        taskwait!();
+        if s % 2 == 0 || acc == 0 {
+            break s + 1;
+        }
+        acc -= 1;
+    };
+    found ^ acc
+}
+
+fn seq_wl(n: u64) -> u64 {
+    let mut cur = Some(n);
+    let mut acc = 0u64;
+    while let Some(k) = cur {
+        acc = acc.wrapping_add(k.wrapping_mul(k));
+        cur = if k == 0 { None } else { Some(k / 2) };
+    }
+    let found = loop {
+        let s = (acc % 97) * (acc % 97);
+        if s % 2 == 0 || acc == 0 {
+            break s + 1;
+        }
+        acc -= 1;
+    };
+    found ^ acc
+}
+
+// match on a slice pattern of an array argument, on references, tuple of task results
+#[gtap::function]
+fn slicepat(a: [u64; 4], o: Option<u64>) -> u64 {
+    let head = match a {
+        [0, ..] => 0,
+        [x, y, ..] if x > y => {
+            let r = task!(sq(x - y));
+            taskwait!();
+            r
+        }
+        [x, .., z] => {
+            let r = task!(sq(x + z));
+            taskwait!();
+            r + 1
+        }
+    };
+    let by_ref = match &o {
+        Some(k) => {
+            let r = task!(sq(*k));
+            taskwait!();
+            r
+        }
+        None => 7,
+    };
+    let p = task!(sq(head));
+    let q = task!(sq(by_ref));
+    taskwait!();
+    match (p % 3, q % 3) {
+        (0, 0) => 1,
+        (0, _) | (_, 0) => p ^ q,
+        _ => p.wrapping_add(q),
+    }
+}
+
+fn seq_slicepat(a: [u64; 4], o: Option<u64>) -> u64 {
+    let head = match a {
+        [0, ..] => 0,
+        [x, y, ..] if x > y => (x - y) * (x - y),
+        [x, .., z] => (x + z) * (x + z) + 1,
+    };
+    let by_ref = match &o {
+        Some(k) => k * k,
+        None => 7,
+    };
+    let p = head.wrapping_mul(head);
+    let q = by_ref.wrapping_mul(by_ref);
+    match (p % 3, q % 3) {
+        (0, 0) => 1,
+        (0, _) | (_, 0) => p ^ q,
+        _ => p.wrapping_add(q),
+    }
+}
+
+// early return from nested loops after a join; shadowing of a task result with another task
+#[gtap::function]
+fn nested_ret(n: u64, limit: u64) -> u64 {
+    let mut total = 0u64;
+    let mut i = 0u64;
+    while i < n {
+        for j in 0..i {
+            let a = task!(sq(i + j));
+            taskwait!();
+            let a = task!(sq(a % 13));
+            taskwait!();
+            total += a;
+            if total > limit {
+                return total * 1000 + i * 10 + j;
+            }
+        }
+        i += 1;
+    }
+    total
+}
+
+fn seq_nested_ret(n: u64, limit: u64) -> u64 {
+    let mut total = 0u64;
+    for i in 0..n {
+        for j in 0..i {
+            let a = (i + j) * (i + j);
+            let a = (a % 13) * (a % 13);
+            total += a;
+            if total > limit {
+                return total * 1000 + i * 10 + j;
+            }
+        }
+    }
+    total
+}
+
+// task results used in closures and iterator chains after the join; Option/Result combinators
+#[gtap::function]
+fn maybe(x: u64) -> Option<u64> {
+    if x % 3 == 0 {
+        None
+    } else {
+        Some(x * 2)
+    }
+}
+
+#[gtap::function]
+fn chains(n: u64) -> u64 {
+    let a = task!(sq(n));
+    let m = task!(maybe(n));
+    taskwait!();
+    let s: u64 = (0..n).map(|i| i * a % 7).sum();
+    let t = m.map(|v| v + 1).filter(|v| *v > 3).unwrap_or(0);
+    let u = m
+        .and_then(|v| v.checked_sub(5))
+        .ok_or(3u64)
+        .unwrap_or_else(|e| e * 2);
+    let w = (1..=3).fold(a, |acc, k| acc.wrapping_mul(k + s));
+    s + t + u + w
+}
+
+fn seq_chains(n: u64) -> u64 {
+    let a = n * n;
+    let m = if n % 3 == 0 { None } else { Some(n * 2) };
+    let s: u64 = (0..n).map(|i| i * a % 7).sum();
+    let t = m.map(|v| v + 1).filter(|v| *v > 3).unwrap_or(0);
+    let u = m
+        .and_then(|v| v.checked_sub(5))
+        .ok_or(3u64)
+        .unwrap_or_else(|e| e * 2);
+    let w = (1..=3).fold(a, |acc, k| acc.wrapping_mul(k + s));
+    s + t + u + w
+}
+
+// `?` with a custom error enum and a From conversion
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MyErr {
+    Odd(u64),
+    TooBig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Small(u64);
+
+impl From<Small> for MyErr {
+    fn from(s: Small) -> Self {
+        MyErr::Odd(s.0 + 1000)
+    }
+}
+
+#[gtap::function]
+fn halve(x: u64) -> Result<u64, Small> {
+    if x % 2 == 0 {
+        Ok(x / 2)
+    } else {
+        Err(Small(x))
+    }
+}
+
+#[gtap::function]
+fn check_all(x: u64, depth: u32) -> Result<u64, MyErr> {
+    if x > 1 << 40 {
+        return Err(MyErr::TooBig);
+    }
+    if depth == 0 {
+        return Ok(x);
+    }
+    let h = task!(halve(x));
+    let deeper = task!(check_all(x * 3, depth - 1));
+    taskwait!();
+    let h = h?;
+    let d = deeper?;
+    if h == 7 {
+        Err(MyErr::Odd(h))?;
+    }
+    Ok(h + d)
+}
+
+fn seq_check_all(x: u64, depth: u32) -> Result<u64, MyErr> {
+    if x > 1 << 40 {
+        return Err(MyErr::TooBig);
+    }
+    if depth == 0 {
+        return Ok(x);
+    }
+    let h: Result<u64, Small> = if x % 2 == 0 { Ok(x / 2) } else { Err(Small(x)) };
+    let deeper = seq_check_all(x * 3, depth - 1);
+    let h = h?;
+    let d = deeper?;
+    if h == 7 {
+        Err(MyErr::Odd(h))?;
+    }
+    Ok(h + d)
+}
+
+// struct update syntax, methods on a user struct (impl outside), wrapping ops
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Acc {
+    sum: u32,
+    xor: u32,
+    n: u16,
+}
+
+impl Acc {
+    fn new(v: u32) -> Self {
+        Acc {
+            sum: v,
+            xor: v,
+            n: 1,
+        }
+    }
+    fn merge(self, o: Acc) -> Acc {
+        Acc {
+            sum: self.sum.wrapping_add(o.sum),
+            xor: self.xor ^ o.xor.rotate_left(3),
+            ..self.bump(o.n)
+        }
+    }
+    fn bump(self, k: u16) -> Acc {
+        Acc {
+            n: self.n.wrapping_add(k),
+            ..self
+        }
+    }
+}
+
+#[gtap::function]
+fn accum(lo: u32, hi: u32) -> Acc {
+    if hi - lo == 1 {
+        return Acc::new(lo.wrapping_mul(2_654_435_761));
+    }
+    let mid = lo + (hi - lo) / 2;
+    let l = task!(accum(lo, mid));
+    let r = task!(accum(mid, hi));
+    taskwait!();
+    let m = l.merge(r);
+    Acc {
+        sum: m.sum.wrapping_mul(31),
+        ..m
+    }
+}
+
+fn seq_accum(lo: u32, hi: u32) -> Acc {
+    if hi - lo == 1 {
+        return Acc::new(lo.wrapping_mul(2_654_435_761));
+    }
+    let mid = lo + (hi - lo) / 2;
+    let m = seq_accum(lo, mid).merge(seq_accum(mid, hi));
+    Acc {
+        sum: m.sum.wrapping_mul(31),
+        ..m
+    }
+}
+
+// Slice reads and writes at computed indices: an in-place prefix sum (up-sweep/down-sweep tree)
+#[gtap::function]
+fn scan_up(xs: Slice<u64>, lo: usize, hi: usize) -> u64 {
+    if hi - lo == 1 {
+        return xs.get(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let l = task!(scan_up(xs, lo, mid));
+    let r = task!(scan_up(xs, mid, hi));
+    taskwait!();
+    l + r
+}
+
+#[gtap::function]
+fn scan_down(xs: Slice<u64>, lo: usize, hi: usize, offset: u64) {
+    if hi - lo <= 3 {
+        let mut run = offset;
+        for i in lo..hi {
+            run += xs.get(i);
+            xs.set(i, run);
+        }
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let left = task!(scan_up(xs, lo, mid));
+    taskwait!();
+    task!(scan_down(xs, lo, mid, offset));
+    task!(scan_down(xs, mid, hi, offset + left));
+    taskwait!();
+}
+
+// generic with trait bounds calling trait methods; const generics with arrays
+pub trait Weight: Copy + 'static {
+    fn weight(self) -> u64;
+}
+impl Weight for u8 {
+    fn weight(self) -> u64 {
+        self as u64 * 3
+    }
+}
+impl Weight for (u16, u16) {
+    fn weight(self) -> u64 {
+        self.0 as u64 + self.1 as u64
+    }
+}
+
+#[gtap::function]
+fn weigh<T: Weight>(x: T, n: u32) -> u64 {
+    if n == 0 {
+        return x.weight();
+    }
+    let a = task!(weigh::<T>(x, n - 1));
+    let b = task!(weigh::<T>(x, n / 2));
+    taskwait!();
+    a + b + x.weight()
+}
+
+fn seq_weigh<T: Weight>(x: T, n: u32) -> u64 {
+    if n == 0 {
+        return x.weight();
+    }
+    seq_weigh(x, n - 1) + seq_weigh(x, n / 2) + x.weight()
+}
+
+#[gtap::function]
+fn arr_sum<const N: usize>(a: [u32; N], lo: usize, hi: usize) -> u64 {
+    if hi - lo <= 1 {
+        return if lo < hi { a[lo] as u64 } else { 0 };
+    }
+    let mid = (lo + hi) / 2;
+    let l = task!(arr_sum::<N>(a, lo, mid));
+    let r = task!(arr_sum::<N>(a, mid, hi));
+    taskwait!();
+    l + r
+}
+
+// `let` with type ascription on task results; a zero-argument task; raw identifiers
+#[gtap::function]
+fn seven() -> u64 {
+    7
+}
+
+#[gtap::function]
+fn ascribed(r#type: u64) -> u64 {
+    let a: u64 = task!(sq(r#type));
+    let b: u64 = task!(seven());
+    taskwait!();
+    let r#match = a + b;
+    r#match * 2
+}
+
+// nested labelled blocks with joins; unsafe block with a join; attributes and docs; pub(crate)
+/// Docs on a task function.
+#[allow(clippy::needless_return)]
+#[gtap::function]
+pub(crate) fn labelled(x: u64) -> u64 {
+    let v = 'outer: {
+        let a = task!(sq(x));
+        taskwait!();
+        if a > 100 {
+            break 'outer a;
+        }
+        'inner: {
+            let b = task!(sq(a + 1));
+            taskwait!();
+            if b % 2 == 0 {
+                break 'inner;
+            }
+            break 'outer b + 3;
+        }
+        a + 5
+    };
+    let w = unsafe {
+        let c = task!(sq(v % 11));
+        taskwait!();
+        c
+    };
+    return v + w;
+}
+
+fn seq_labelled(x: u64) -> u64 {
+    let a = x * x;
+    let v = if a > 100 {
+        a
+    } else {
+        let b = (a + 1) * (a + 1);
+        if b % 2 == 0 {
+            a + 5
+        } else {
+            b + 3
+        }
+    };
+    v + (v % 11) * (v % 11)
+}
+
+// deep recursion: a full binary tree of depth 20
+#[gtap::function]
+fn tree(d: u32) -> u64 {
+    if d == 0 {
+        return 1;
+    }
+    let l = task!(tree(d - 1));
+    let r = task!(tree(d - 1));
+    taskwait!();
+    l + r + 1
+}
+
+program!(
+    More = [
+        sq,
+        wl,
+        slicepat,
+        nested_ret,
+        maybe,
+        chains,
+        halve,
+        check_all,
+        accum,
+        scan_up,
+        scan_down,
+        weigh::<u8>,
+        arr_sum::<5>,
+        seven,
+        ascribed,
+        labelled,
+        tree
+    ]
+);
+program!(Pairs = [weigh::<(u16, u16)>]);
+
+#[test]
+fn while_let_and_break_value() {
+    for n in [0u64, 1, 9, 1000] {
+        check::<More, _>(wl, (n,), seq_wl(n));
+    }
+}
+
+#[test]
+fn slice_patterns_and_refs() {
+    for a in [[0u64, 1, 2, 3], [5, 2, 0, 1], [1, 2, 3, 4]] {
+        for o in [None, Some(4u64)] {
+            check::<More, _>(slicepat, (a, o), seq_slicepat(a, o));
+        }
+    }
+}
+
+#[test]
+fn early_return_in_nested_loops() {
+    for (n, l) in [(0u64, 10u64), (5, 20), (8, 1_000_000), (6, 0)] {
+        check::<More, _>(nested_ret, (n, l), seq_nested_ret(n, l));
+    }
+}
+
+#[test]
+fn closures_and_combinators_after_join() {
+    for n in [0u64, 1, 2, 3, 10, 21] {
+        check::<More, _>(chains, (n,), seq_chains(n));
+    }
+}
+
+#[test]
+fn question_mark_custom_error() {
+    for x in [0u64, 2, 4, 8, 14, 3, 1 << 41] {
+        for d in [0u32, 1, 3] {
+            check::<More, _>(check_all, (x, d), seq_check_all(x, d));
+        }
+    }
+}
+
+#[test]
+fn struct_update_and_methods() {
+    for n in [1u32, 2, 7, 64] {
+        check::<More, _>(accum, (0, n), seq_accum(0, n));
+    }
+}
+
+#[test]
+fn prefix_sum_on_a_slice() {
+    for n in [1usize, 2, 5, 64, 1000] {
+        let mut v: Vec<u64> = (0..n as u64).map(|i| i * 7 % 13).collect();
+        let mut want = v.clone();
+        for i in 1..n {
+            want[i] += want[i - 1];
+        }
+        // SAFETY: v outlives the run and nothing else touches it meanwhile.
+        let s = unsafe { Slice::from_raw_parts(v.as_mut_ptr(), v.len()) };
+        gtap::run::<More, _>(scan_down, (s, 0, n, 0)).unwrap();
+        assert_eq!(v, want);
+    }
+}
+
+#[test]
+fn generic_trait_bounds_and_const_generics() {
+    for n in [0u32, 1, 6] {
+        check::<More, _>(weigh::<u8>, (5, n), seq_weigh(5u8, n));
+        check::<Pairs, _>(weigh::<(u16, u16)>, ((3, 4), n), seq_weigh((3u16, 4u16), n));
+    }
+    let a = [3u32, 1, 4, 1, 5];
+    for (lo, hi) in [(0usize, 5usize), (1, 4), (2, 2)] {
+        check::<More, _>(
+            arr_sum::<5>,
+            (a, lo, hi),
+            a[lo..hi].iter().map(|&x| x as u64).sum(),
+        );
+    }
+}
+
+#[test]
+fn ascription_zero_args_raw_idents() {
+    for x in [0u64, 3, 1 << 33] {
+        check::<More, _>(ascribed, (x,), (x.wrapping_mul(x) + 7) * 2);
+    }
+}
+
+#[test]
+fn labelled_blocks_unsafe_attrs() {
+    for x in [0u64, 1, 2, 3, 10, 11] {
+        check::<More, _>(labelled, (x,), seq_labelled(x));
+    }
+}
+
+#[test]
+fn deep_tree() {
+    check::<More, _>(tree, (20,), (1u64 << 21) - 1);
+}
+
+// Names read only after `..` (a range's end, a struct update's base) or inside a format string
+// after a join: each must be restored (a `mut` parameter from its saved value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cfg {
+    scale: u64,
+    bias: u64,
+    tag: u8,
+}
+
+#[gtap::function]
+fn after_dots(mut n: u64, base: Cfg) -> u64 {
+    n /= 2;
+    let local = Cfg { tag: 9, ..base };
+    let a = task!(sq(n));
+    taskwait!();
+    let range_sum: u64 = (0..n).sum();
+    let inclusive: u64 = (1..=n).map(|i| i * a % 5).sum();
+    let c = Cfg { scale: a, ..local };
+    assert!(c.tag == 9, "tag of {local:?} for n={n}");
+    range_sum + inclusive + c.scale * c.bias + c.tag as u64
+}
+
+fn seq_after_dots(n: u64, base: Cfg) -> u64 {
+    let n = n / 2;
+    let a = n * n;
+    let range_sum: u64 = (0..n).sum();
+    let inclusive: u64 = (1..=n).map(|i| i * a % 5).sum();
+    range_sum + inclusive + a * base.bias + 9
+}
+program!(AfterDots = [after_dots, sq]);
+
+#[test]
+fn names_after_two_dots_and_in_format_strings() {
+    let base = Cfg {
+        scale: 1,
+        bias: 3,
+        tag: 0,
+    };
+    for n in [0u64, 1, 7, 40] {
+        check::<AfterDots, _>(after_dots, (n, base), seq_after_dots(n, base));
+    }
+}
