@@ -163,6 +163,31 @@ impl Body {
         }
     }
 
+    /// Whether every local named `name` declared without a value (`let v;`, there is at least
+    /// one) is written only by whole task results, never by `v = e`: its `let` is dropped
+    /// from the code, and its task-data field always holds its value once it has one (the
+    /// field is written only by the children, and the local only restored from it), so no
+    /// wait needs to save it.
+    pub(crate) fn only_task_writes(&self, name: &Ident) -> bool {
+        let mut same = self
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.ident == *name && d.no_value)
+            .peekable();
+        same.peek().is_some()
+            && same.all(|(i, d)| {
+                let defs = self
+                    .nodes
+                    .iter()
+                    .flat_map(|n| &n.defs)
+                    .filter(|(l, _)| l.0 == i)
+                    .count();
+                // The declaration itself is the one def.
+                d.whole_spawn && !d.place_spawn && defs == 1
+            })
+    }
+
     /// Whether a path of at least one edge leads from `from` to `to` without entering a node
     /// of `avoid`.
     pub(crate) fn reaches(&self, from: NodeId, to: NodeId, avoid: &[NodeId]) -> bool {
@@ -306,15 +331,16 @@ impl Builder<'_> {
         out
     }
 
-    /// Declares the bindings of `pat` and returns them as defs.
-    fn bind(&mut self, pat: &Pat, borrow_init: Option<Span>) -> Vec<(LocalId, Span)> {
+    /// Declares the bindings of `pat` and returns them as defs; `borrowed` when the value it
+    /// matches is a borrow (see [`bindings`]).
+    fn bind(&mut self, pat: &Pat, borrowed: Option<Span>) -> Vec<(LocalId, Span)> {
         let mut found = Vec::new();
-        bindings(pat, &mut found);
+        bindings(pat, borrowed, &mut found);
         found
             .into_iter()
-            .map(|(ident, mutable, by_ref)| {
+            .map(|(ident, mutable, borrow)| {
                 let span = ident.span();
-                let id = self.declare(ident, mutable, by_ref.or(borrow_init));
+                let id = self.declare(ident, mutable, borrow);
                 (id, span)
             })
             .collect()
@@ -362,9 +388,7 @@ impl Builder<'_> {
                 let mut borrow = None;
                 if let Some(init) = &local.init {
                     uses = self.uses_of(&init.expr);
-                    if let Expr::Reference(r) = &*init.expr {
-                        borrow = Some(r.and_token.span);
-                    }
+                    borrow = borrow_of(&init.expr);
                     if let Some((_, e)) = &init.diverge {
                         uses.extend(self.uses_of(e));
                     }
@@ -601,15 +625,15 @@ impl Builder<'_> {
         match e {
             Expr::If(i) => {
                 let (cond_uses, pat) = match &*i.cond {
-                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some((&*l.pat, borrow_of(&l.expr)))),
                     c => (self.uses_of(c), None),
                 };
                 let c = self.push(NodeKind::Eval, cond_uses);
                 self.control_edges(c, &i.cond);
                 self.set_step(PathStep::Then);
                 self.block(&i.then_branch, |b| {
-                    if let Some(p) = pat {
-                        let defs = b.bind(p, None);
+                    if let Some((p, borrowed)) = pat {
+                        let defs = b.bind(p, borrowed);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -631,11 +655,12 @@ impl Builder<'_> {
                 let uses = self.uses_of(&m.expr);
                 let s = self.push(NodeKind::Eval, uses);
                 self.control_edges(s, &m.expr);
+                let borrowed = borrow_of(&m.expr);
                 let mut ends = Vec::new();
                 for (k, arm) in m.arms.iter().enumerate() {
                     self.cur = Some(s);
                     let prelude = |b: &mut Self| {
-                        let defs = b.bind(&arm.pat, None);
+                        let defs = b.bind(&arm.pat, borrowed);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                         if let Some((_, g)) = &arm.guard {
@@ -665,15 +690,15 @@ impl Builder<'_> {
             }
             Expr::While(w) => {
                 let (uses, pat) = match &*w.cond {
-                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some((&*l.pat, borrow_of(&l.expr)))),
                     c => (self.uses_of(c), None),
                 };
                 let header = self.push(NodeKind::Eval, uses);
                 let exit = self.new_node(NodeKind::Eval);
                 self.link(header, exit);
                 self.loop_body(w.label.as_ref(), header, exit, &w.body, |b| {
-                    if let Some(p) = pat {
-                        let defs = b.bind(p, None);
+                    if let Some((p, borrowed)) = pat {
+                        let defs = b.bind(p, borrowed);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -789,11 +814,15 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
     block_at(child, inner)
 }
 
-/// The bindings of a pattern: (name, `mut`, where it borrows for `ref` bindings).
+/// The bindings of a pattern: (name, `mut`, where it borrows).
 ///
-/// An identifier pattern that starts with an uppercase letter is taken for a constant or a
-/// unit variant (`None`), as rustc's lint convention has it.
-fn bindings(pat: &Pat, out: &mut Vec<(Ident, bool, Option<Span>)>) {
+/// A binding borrows when it is `ref`, or when the pattern matches a borrow (`borrowed`, the
+/// span of the `&` of `match &o`, `if let Some(k) = &o`, `let (a, b) = &p`): then Rust binds
+/// by reference (default binding modes), up to a `&` pattern, inside which it binds by value
+/// again (`Some(&k)`). An identifier pattern that starts with an uppercase letter is taken for
+/// a constant or a unit variant (`None`), as rustc's lint convention has it.
+fn bindings(pat: &Pat, borrowed: Option<Span>, out: &mut Vec<(Ident, bool, Option<Span>)>) {
+    let mut inner = |p: &Pat| bindings(p, borrowed, out);
     match pat {
         Pat::Ident(pi) => {
             let upper = pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
@@ -801,26 +830,45 @@ fn bindings(pat: &Pat, out: &mut Vec<(Ident, bool, Option<Span>)>) {
                 out.push((
                     pi.ident.clone(),
                     pi.mutability.is_some(),
-                    pi.by_ref.map(|r| r.span),
+                    pi.by_ref.map(|r| r.span).or(borrowed),
                 ));
             }
             if let Some((_, sub)) = &pi.subpat {
-                bindings(sub, out);
+                bindings(sub, borrowed, out);
             }
         }
         Pat::Or(o) => {
             if let Some(first) = o.cases.first() {
-                bindings(first, out);
+                inner(first);
             }
         }
-        Pat::Paren(p) => bindings(&p.pat, out),
-        Pat::Reference(r) => bindings(&r.pat, out),
-        Pat::Slice(s) => s.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| bindings(&f.pat, out)),
-        Pat::Tuple(t) => t.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::Type(t) => bindings(&t.pat, out),
+        Pat::Paren(p) => inner(&p.pat),
+        Pat::Reference(r) => bindings(&r.pat, None, out),
+        Pat::Slice(s) => s.elems.iter().for_each(inner),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| inner(&f.pat)),
+        Pat::Tuple(t) => t.elems.iter().for_each(inner),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(inner),
+        Pat::Type(t) => inner(&t.pat),
         _ => {}
+    }
+}
+
+/// Where `e`, a value that a pattern matches, is a borrow: `&x`, `&mut x` (parenthesized or
+/// not), or a call of `as_ref`, `as_mut`, `as_deref`, `as_deref_mut` (`match o.as_ref()`).
+/// Other borrows (a method that returns a reference) are not seen: rustc reports those.
+fn borrow_of(e: &Expr) -> Option<Span> {
+    match e {
+        Expr::Paren(p) => borrow_of(&p.expr),
+        Expr::Reference(r) => Some(r.and_token.span),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["as_ref", "as_mut", "as_deref", "as_deref_mut"]
+                    .iter()
+                    .any(|n| m.method == n) =>
+        {
+            Some(m.method.span())
+        }
+        _ => None,
     }
 }
 

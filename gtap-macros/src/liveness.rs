@@ -89,6 +89,10 @@ pub(crate) struct LivenessInfo {
     pub(crate) mentioned_after: Vec<BitSet>,
     /// Locals read on some path after each wait before their scope ends.
     pub(crate) read_after: Vec<BitSet>,
+    /// Task results pending at each wait on some paths but not all, written whole and
+    /// declared without a value (`let v;` or `let v = if c { task!(..) } else { .. }`), that
+    /// are live after it: no wait saves them (see [`Body::only_task_writes`]).
+    pub(crate) unsaved_results: Vec<BitSet>,
 }
 
 #[derive(Clone)]
@@ -275,9 +279,41 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             .map(|w| live_out_of(&live_in, w.node.0).normalized())
             .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
+        unsaved_results: Vec::new(),
     };
+    let info = unsaved_results(body, &input, info);
     let info = keep_loop_outer(body, info);
     report(cx, body, &input, &info);
+    info
+}
+
+/// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write,
+/// pending at a wait on some paths only. Rust would refuse the wait's save on the paths where
+/// the result is pending (the local has no value there), and the save is not needed: the
+/// local's task-data field holds its value on every path.
+fn unsaved_results(body: &Body, input: &[Option<Pending>], mut info: LivenessInfo) -> LivenessInfo {
+    info.unsaved_results = body
+        .waits
+        .iter()
+        .enumerate()
+        .map(|(w, wait)| {
+            let mut set = BitSet::default();
+            let Some(p) = &input[wait.node.0] else {
+                return set;
+            };
+            for l in info.live_after[w].iter() {
+                let decl = &body.locals[l.0];
+                if p.may.contains(l)
+                    && !info.joined[w].contains(l)
+                    && decl.no_value
+                    && body.only_task_writes(&decl.ident)
+                {
+                    set.insert(l);
+                }
+            }
+            set.normalized()
+        })
+        .collect();
     info
 }
 
@@ -398,7 +434,8 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     // after that, overwrites it on the paths that spawned; see the `Context` contract.)
     // A local declared without a value (`let x: T;`) that a task!(..) fills on only some
     // paths to a wait: the wait saves it like any live local, which Rust refuses on the
-    // spawning paths (it has no value there), so the error would name generated code.
+    // spawning paths (it has no value there), so the error would name generated code. (Not
+    // when only task results write it: then no wait saves it, see `unsaved_results`.)
     let mut borrow_reported = BitSet::default();
     for (w, wait) in body.waits.iter().enumerate() {
         let Some(p) = &input[wait.node.0] else {
@@ -409,7 +446,11 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                 continue;
             }
             let decl = &body.locals[l.0];
-            if decl.no_value && p.may.contains(l) && !reported.contains(l) {
+            if decl.no_value
+                && p.may.contains(l)
+                && !info.unsaved_results[w].contains(l)
+                && !reported.contains(l)
+            {
                 reported.insert(l);
                 cx.error_at(
                     decl.spawn_span.unwrap_or(decl.ident.span()),

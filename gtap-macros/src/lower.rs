@@ -330,12 +330,16 @@ impl Lower<'_> {
                 let place = self.place(*l);
                 // A parameter is live to the end (it is read from the arguments, never
                 // saved), also in a state that reaches only the next wait.
-                let allow = decl.param.is_some().then(
+                // So is a result that a later wait does not save (its field keeps it).
+                let unsaved = decl.param.is_some()
+                    || self.info.unsaved_results.iter().any(|u| u.contains(*l));
+                let allow = unsaved.then(
                     || quote!(#[allow(unused_variables, reason = "read after a later join")]),
                 );
                 out.extend(quote!(#allow let #m #id = unsafe { #place };));
-            } else if mentioned.contains(*l) {
-                // Written before it is read again: declared here, assigned by the code after.
+            } else if mentioned.contains(*l) && !(decl.no_value && self.body.only_task_writes(id)) {
+                // Written before it is read again: declared here, assigned by the code after
+                // (not when only spawns write it: they write its field).
                 out.extend(quote!(let #m #id;));
             }
         }
@@ -492,27 +496,7 @@ impl Lower<'_> {
         if !plain_bindings(pat, &mut names) || names.is_empty() {
             return false;
         }
-        names.iter().all(|name| {
-            let mut same = self
-                .body
-                .locals
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.ident == **name && d.no_value)
-                .peekable();
-            same.peek().is_some()
-                && same.all(|(i, d)| {
-                    let defs = self
-                        .body
-                        .nodes
-                        .iter()
-                        .flat_map(|n| &n.defs)
-                        .filter(|(l, _)| l.0 == i)
-                        .count();
-                    // The declaration itself is the one def.
-                    d.whole_spawn && !d.place_spawn && defs == 1
-                })
-        })
+        names.iter().all(|name| self.body.only_task_writes(name))
     }
 
     fn block(&self, b: &Block) -> TokenStream {
@@ -639,6 +623,10 @@ impl Lower<'_> {
             }
             let decl = &self.body.locals[l.0];
             if decl.param.is_some() && !decl.mutable {
+                continue;
+            }
+            if self.info.unsaved_results[wi].contains(l) {
+                // Its field holds its value already (see `Body::only_task_writes`).
                 continue;
             }
             let id = &decl.ident;

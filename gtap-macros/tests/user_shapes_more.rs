@@ -47,7 +47,7 @@ fn seq_wl(n: u64) -> u64 {
     }
     let found = loop {
         let s = (acc % 97) * (acc % 97);
-        if s % 2 == 0 || acc == 0 {
+        if s.is_multiple_of(2) || acc == 0 {
             break s + 1;
         }
         acc -= 1;
@@ -171,7 +171,11 @@ fn chains(n: u64) -> u64 {
 
 fn seq_chains(n: u64) -> u64 {
     let a = n * n;
-    let m = if n % 3 == 0 { None } else { Some(n * 2) };
+    let m = if n.is_multiple_of(3) {
+        None
+    } else {
+        Some(n * 2)
+    };
     let s: u64 = (0..n).map(|i| i * a % 7).sum();
     let t = m.map(|v| v + 1).filter(|v| *v > 3).unwrap_or(0);
     let u = m
@@ -233,7 +237,11 @@ fn seq_check_all(x: u64, depth: u32) -> Result<u64, MyErr> {
     if depth == 0 {
         return Ok(x);
     }
-    let h: Result<u64, Small> = if x % 2 == 0 { Ok(x / 2) } else { Err(Small(x)) };
+    let h: Result<u64, Small> = if x.is_multiple_of(2) {
+        Ok(x / 2)
+    } else {
+        Err(Small(x))
+    };
     let deeper = seq_check_all(x * 3, depth - 1);
     let h = h?;
     let d = deeper?;
@@ -428,7 +436,7 @@ fn seq_labelled(x: u64) -> u64 {
         a
     } else {
         let b = (a + 1) * (a + 1);
-        if b % 2 == 0 {
+        if b.is_multiple_of(2) {
             a + 5
         } else {
             b + 3
@@ -608,5 +616,156 @@ fn names_after_two_dots_and_in_format_strings() {
     };
     for n in [0u64, 1, 7, 40] {
         check::<AfterDots, _>(after_dots, (n, base), seq_after_dots(n, base));
+    }
+}
+
+// `let x = if/match { task!(..) } ..;` with a task in every value position, joined later
+#[gtap::function]
+fn branchy(n: u64, o: Option<u64>) -> u64 {
+    if o == Some(0) {
+        return 1;
+    }
+    let a = if n > 3 {
+        task!(sq(n))
+    } else if n == 0 {
+        task!(seven())
+    } else {
+        task!(sq(n + 10))
+    };
+    let mut b: u64 = match o {
+        Some(k) => task!(sq(k)),
+        None => {
+            let t = task!(seven());
+            taskwait!();
+            task!(sq(t + n))
+        }
+    };
+    let c = unsafe { task!(maybe(n)) };
+    taskwait!();
+    b += 1;
+    a + b + c.unwrap_or(2)
+}
+
+fn seq_branchy(n: u64, o: Option<u64>) -> u64 {
+    if o == Some(0) {
+        return 1;
+    }
+    let a = if n > 3 {
+        n * n
+    } else if n == 0 {
+        7
+    } else {
+        (n + 10) * (n + 10)
+    };
+    let b = match o {
+        Some(k) => k * k,
+        None => (7 + n) * (7 + n),
+    };
+    let c = if n.is_multiple_of(3) {
+        None
+    } else {
+        Some(n * 2)
+    };
+    a + b + 1 + c.unwrap_or(2)
+}
+program!(Branchy = [branchy, sq, seven, maybe]);
+
+#[test]
+fn let_of_tasks_in_branches() {
+    for n in [0u64, 1, 3, 4, 9] {
+        for o in [None, Some(0u64), Some(5)] {
+            check::<Branchy, _>(branchy, (n, o), seq_branchy(n, o));
+        }
+    }
+}
+
+// Patterns over borrows whose bindings are copies (`&Some(k)`, `let &(a, b) = &p`, a value
+// read through `as_ref()` and copied before the join); a function pointer argument; a
+// parameter shadowed by a task result; a `while` whose condition reads a joined result; a
+// wait with nothing pending; a `fib` whose tail `if` holds the joins
+fn dbl(x: &u64) -> u64 {
+    *x * 2
+}
+
+#[gtap::function]
+fn borrows(o: Option<u64>, p: (u64, u64), g: fn(&u64) -> u64) -> u64 {
+    let mut t = 0;
+    if let &Some(k) = &o {
+        let r = task!(sq(k));
+        taskwait!();
+        t += r + k;
+    }
+    let &(a, b) = &p;
+    let r = task!(sq(a));
+    taskwait!();
+    match o.as_ref() {
+        Some(k) => {
+            let x = *k;
+            let r2 = task!(sq(x));
+            taskwait!();
+            t += r2 + x;
+        }
+        None => {}
+    }
+    g(&(t + r + b))
+}
+
+fn seq_borrows(o: Option<u64>, p: (u64, u64), g: fn(&u64) -> u64) -> u64 {
+    let k = o.map_or(0, |k| 2 * (k * k + k));
+    g(&(k + p.0 * p.0 + p.1))
+}
+
+#[gtap::function]
+fn grow(n: u64) -> u64 {
+    taskwait!();
+    let n = task!(sq(n + 1));
+    taskwait!();
+    let mut a = n;
+    while a < 10_000 {
+        a = task!(sq(a + 2));
+        taskwait!();
+        taskwait!();
+    }
+    a
+}
+
+fn seq_grow(n: u64) -> u64 {
+    let mut a = (n + 1) * (n + 1);
+    while a < 10_000 {
+        a = (a + 2) * (a + 2);
+    }
+    a
+}
+
+#[gtap::function]
+fn tail_fib(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        let a = task!(tail_fib(n - 1));
+        let b = task!(tail_fib(n - 2));
+        taskwait!();
+        a + b
+    }
+}
+program!(Borrows = [borrows, grow, tail_fib, sq]);
+
+#[test]
+fn borrowed_patterns_fn_pointers_and_tail_joins() {
+    for o in [None, Some(3u64)] {
+        for p in [(0u64, 0u64), (2, 5)] {
+            let g: fn(&u64) -> u64 = dbl;
+            check::<Borrows, _>(borrows, (o, p, g), seq_borrows(o, p, g));
+        }
+    }
+    for n in [0u64, 1, 9, 200] {
+        check::<Borrows, _>(grow, (n,), seq_grow(n));
+    }
+    let mut fibs = vec![0u64, 1];
+    for i in 2..=25 {
+        fibs.push(fibs[i - 1] + fibs[i - 2]);
+    }
+    for n in [0u64, 1, 2, 25] {
+        check::<Borrows, _>(tail_fib, (n,), fibs[n as usize]);
     }
 }
