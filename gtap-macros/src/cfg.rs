@@ -20,7 +20,7 @@ use crate::{
     diag::Ctxt,
     markers::{Marker, Target},
     structure::placeholder_id,
-    tokens::scan_idents,
+    tokens::{cfg_attr_span, scan_idents},
 };
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
@@ -56,6 +56,9 @@ pub(crate) struct LocalDecl {
     /// Bound to a closure that borrows its captures (`let f = |..| ..` naming a local, no
     /// `move`): where.
     pub(crate) borrowing_closure: Option<Span>,
+    /// Declared by a statement under `#[cfg]`/`#[cfg_attr]`: where. Such a local may not be
+    /// live across a wait (the save and restore would name it where it is compiled out).
+    pub(crate) cfg: Option<Span>,
 }
 
 /// What a node does besides its uses and defs.
@@ -305,6 +308,7 @@ impl Builder<'_> {
             whole_spawn: false,
             no_value: false,
             borrowing_closure: None,
+            cfg: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -361,7 +365,7 @@ impl Builder<'_> {
                 break;
             }
             let first_wait = self.body.waits.len();
-            self.stmt(stmt);
+            self.stmt_maybe_compiled_out(stmt);
             let (level, cur) = (self.path.len() - 1, self.cur);
             for w in &mut self.body.waits[first_wait..] {
                 w.after[level] = cur;
@@ -372,6 +376,25 @@ impl Builder<'_> {
         if self.cur.is_some() && !ended.is_empty() {
             let n = self.push(NodeKind::Eval, Vec::new());
             self.body.nodes[n.0].scope_end = ended;
+        }
+    }
+
+    /// A statement under `#[cfg]` or `#[cfg_attr]` may be compiled out (the structure pass
+    /// rejects one that holds a marker): what it assigns may not happen, so control may also
+    /// go around it; the locals it declares are marked, see [`LocalDecl::cfg`].
+    fn stmt_maybe_compiled_out(&mut self, stmt: &Stmt) {
+        let Some(cfg) = cfg_attr_span(stmt) else {
+            self.stmt(stmt);
+            return;
+        };
+        let (before, first_local) = (self.cur, self.body.locals.len());
+        self.stmt(stmt);
+        for l in &mut self.body.locals[first_local..] {
+            l.cfg = Some(cfg);
+        }
+        if !matches!(stmt, Stmt::Local(_) | Stmt::Item(_)) {
+            let after = self.cur;
+            self.join(vec![before, after]);
         }
     }
 

@@ -461,6 +461,18 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                     ),
                 );
             }
+            if let Some(span) = decl.cfg {
+                if !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` is declared under `#[cfg(..)]` and is live across a taskwait!(): the code that keeps it across the join would name it where it is compiled out; compute it after the taskwait!(), or use `if cfg!(..)` in its value instead",
+                            name(l)
+                        ),
+                    );
+                }
+            }
             if let Some(span) = decl.borrowing_closure {
                 if !borrow_reported.contains(l) {
                     borrow_reported.insert(l);

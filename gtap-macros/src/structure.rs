@@ -20,7 +20,7 @@ use crate::{
     diag::Ctxt,
     markers::{parse_spawn, parse_wait, place_root, Marker, Target},
     tails,
-    tokens::{contains_marker, marker_kind, MarkerKind, PLACEHOLDER, TYPED},
+    tokens::{cfg_attr_span, contains_marker, marker_kind, MarkerKind, PLACEHOLDER, TYPED},
 };
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
@@ -204,6 +204,14 @@ impl Pass<'_> {
     }
 
     fn stmt(&mut self, stmt: Stmt, tail: Tail, out: &mut Vec<Stmt>) {
+        if let Some(cfg) = cfg_attr_span(&stmt) {
+            if has_markers(&stmt) {
+                self.cx.error_at(
+                    cfg,
+                    "`#[cfg(..)]` cannot be put on a statement that contains task!(..) or taskwait!(): the macro cannot see whether it is compiled in, and would spawn or join anyway; write `if cfg!(..) { .. }` instead",
+                );
+            }
+        }
         match stmt {
             Stmt::Macro(m) if marker_kind(&m.mac.path).is_some() => {
                 out.push(self.marker(&m.mac, Target::Detached, &m));

@@ -163,3 +163,25 @@ pub(crate) fn find_question(tokens: TokenStream) -> Option<Span> {
         _ => None,
     })
 }
+
+/// The span of a leading `#[cfg(..)]` or `#[cfg_attr(..)]` on `stmt`, if it has one: the
+/// statement may be compiled out, which the macro cannot see.
+pub(crate) fn cfg_attr_span(stmt: &syn::Stmt) -> Option<Span> {
+    use quote::ToTokens;
+    let trees: Vec<TokenTree> = stmt.to_token_stream().into_iter().collect();
+    let mut i = 0;
+    while let (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) =
+        (trees.get(i), trees.get(i + 1))
+    {
+        if p.as_char() != '#' {
+            break;
+        }
+        if let Some(TokenTree::Ident(id)) = g.stream().into_iter().next() {
+            if id == "cfg" || id == "cfg_attr" {
+                return Some(g.span());
+            }
+        }
+        i += 2;
+    }
+    None
+}

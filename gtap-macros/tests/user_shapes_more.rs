@@ -769,3 +769,40 @@ fn borrowed_patterns_fn_pointers_and_tail_joins() {
         check::<Borrows, _>(tail_fib, (n,), fibs[n as usize]);
     }
 }
+
+// Statements under `#[cfg]` around joins: one compiled out, one compiled in, and a
+// `#[cfg]` local used only before the join
+#[gtap::function]
+fn configured(n: u64) -> u64 {
+    let mut m = n;
+    #[cfg(any())]
+    {
+        m = 5;
+    }
+    #[cfg(not(any()))]
+    let bump = 3;
+    #[cfg(not(any()))]
+    {
+        m += bump;
+    }
+    let mut a = task!(sq(m));
+    taskwait!();
+    #[cfg(any())]
+    {
+        a = 0;
+    }
+    #[cfg(not(any()))]
+    {
+        a += 1;
+    }
+    a + m
+}
+program!(Configured = [configured, sq]);
+
+#[test]
+fn statements_under_cfg() {
+    for n in [0u64, 4] {
+        let m = n + 3;
+        check::<Configured, _>(configured, (n,), m * m + 1 + m);
+    }
+}
