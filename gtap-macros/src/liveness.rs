@@ -287,6 +287,19 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
     info
 }
 
+/// The local that hides `l` at `wait`: declared after it with the same name in a scope around
+/// the wait (a nested block's `let a` over an outer `a`). The wait's save of `l` would name
+/// that one instead, so a live `l` hidden there is an error. (A local shadowed in its own
+/// scope is never live: nothing can name it any more.)
+fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<LocalId> {
+    let ident = &body.locals[l.0].ident;
+    wait.visible
+        .iter()
+        .flatten()
+        .copied()
+        .find(|m| m.0 > l.0 && body.locals[m.0].ident == *ident)
+}
+
 /// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write,
 /// pending at a wait on some paths only. Rust would refuse the wait's save on the paths where
 /// the result is pending (the local has no value there), and the save is not needed: the
@@ -460,6 +473,21 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                         name(l)
                     ),
                 );
+            }
+            if let Some(hider) = hidden_at(body, wait, l) {
+                let saved =
+                    (decl.param.is_none() || decl.mutable) && !info.unsaved_results[w].contains(l);
+                if saved && !reported.contains(l) {
+                    reported.insert(l);
+                    cx.error_at(
+                        body.locals[hider.0].ident.span(),
+                        format!(
+                            "this `{}` hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and the macro saves locals by their names: rename one of them",
+                            name(l),
+                            name(l)
+                        ),
+                    );
+                }
             }
             if let Some(span) = decl.cfg {
                 if !borrow_reported.contains(l) {

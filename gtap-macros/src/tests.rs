@@ -221,11 +221,30 @@ fn nested_blocks_and_shadowing() {
                 taskwait!();
                 let _ = a + x;
             }
-            x + y
+            y
         }
     });
-    // Both `x`s are live (the inner one until its use, the outer one after the block).
-    assert_eq!(got, sets(&[(&["x", "y", "x"], &["x", "y", "x", "a"])]));
+    // The inner `x` is live until its use; the outer one is dead. (Were the outer one read
+    // after the block, the wait could not name it to save it: `hidden_outer_local_is_an_error`.)
+    assert_eq!(got, sets(&[(&["y", "x"], &["y", "x", "a"])]));
+}
+
+#[test]
+fn hidden_outer_local_is_an_error() {
+    let e = errors(quote! {
+        fn f(n: u32) -> u32 {
+            let x = n + 1;
+            {
+                let x = x * 10;
+                let a = task!(g(x));
+                taskwait!();
+                let _ = a + x;
+            }
+            x
+        }
+    });
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("hides an outer `x`"), "{e:?}");
 }
 
 #[test]

@@ -806,3 +806,199 @@ fn statements_under_cfg() {
         check::<Configured, _>(configured, (n,), m * m + 1 + m);
     }
 }
+
+// `continue 'outer` from a `while let` after a join, guards reading results, tuple and struct
+// results with methods, a `mut` parameter reassigned after a join, `?` in a loop, five waits
+// with a labelled block's value, `bool`/`char`/unit tasks
+#[gtap::function]
+fn pair(x: u64) -> (u64, bool) {
+    (x + 1, x % 2 == 0)
+}
+#[gtap::function]
+fn opt(x: u64) -> Option<u64> {
+    if x % 4 == 0 {
+        None
+    } else {
+        Some(x * 3)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct P {
+    a: u64,
+    b: u64,
+}
+impl P {
+    fn norm(self) -> u64 {
+        self.a * self.a + self.b
+    }
+}
+#[gtap::function]
+fn mkp(x: u64) -> P {
+    P { a: x, b: x + 1 }
+}
+
+// 1: continue 'outer from inside a while-let after a join; guard reading a result; return in while let
+#[gtap::function]
+fn b1(n: u64) -> u64 {
+    let mut acc = 0u64;
+    'outer: for i in 0..n {
+        let mut cur = Some(i);
+        while let Some(k) = cur {
+            let r = task!(opt(k));
+            taskwait!();
+            match r {
+                Some(v) if v > 20 => continue 'outer,
+                Some(v) => acc += v,
+                None if k > 7 => return acc * 7 + k,
+                None => {}
+            }
+            cur = if k == 0 { None } else { Some(k - 1) };
+        }
+        acc += 1;
+    }
+    acc
+}
+fn s1(n: u64) -> u64 {
+    let opt_s = |x: u64| {
+        if x.is_multiple_of(4) {
+            None
+        } else {
+            Some(x * 3)
+        }
+    };
+    let mut acc = 0u64;
+    'outer: for i in 0..n {
+        let mut cur = Some(i);
+        while let Some(k) = cur {
+            match opt_s(k) {
+                Some(v) if v > 20 => continue 'outer,
+                Some(v) => acc += v,
+                None if k > 7 => return acc * 7 + k,
+                None => {}
+            }
+            cur = if k == 0 { None } else { Some(k - 1) };
+        }
+        acc += 1;
+    }
+    acc
+}
+
+// 2: tuple results, field access, method on a struct result, mut param modified after join and respawn, ? on option in loop
+#[gtap::function]
+fn b2(mut n: u64) -> Option<u64> {
+    let t = task!(pair(n));
+    let p = task!(mkp(n));
+    taskwait!();
+    n = t.0 + p.norm();
+    let t2 = task!(pair(n));
+    taskwait!();
+    let mut total = if t2.1 { t2.0 } else { t.0 };
+    let mut i = 0;
+    while i < 3 {
+        let o = task!(opt(n + i));
+        taskwait!();
+        total += o?;
+        i += 1;
+    }
+    Some(total + n)
+}
+fn s2(n: u64) -> Option<u64> {
+    let pair_s = |x: u64| (x + 1, x.is_multiple_of(2));
+    let opt_s = |x: u64| {
+        if x.is_multiple_of(4) {
+            None
+        } else {
+            Some(x * 3)
+        }
+    };
+    let t = pair_s(n);
+    let p = P { a: n, b: n + 1 };
+    let n = t.0 + p.norm();
+    let t2 = pair_s(n);
+    let mut total = if t2.1 { t2.0 } else { t.0 };
+    for i in 0..3 {
+        total += opt_s(n + i)?;
+    }
+    Some(total + n)
+}
+
+// 3: five waits in sequence, labelled block with break value after join, nested shadowing
+#[gtap::function]
+fn b3(x: u64) -> u64 {
+    let a = task!(sq(x));
+    taskwait!();
+    let v = 'blk: {
+        let b = task!(sq(a % 10));
+        taskwait!();
+        if b > 30 {
+            break 'blk b;
+        }
+        let a1 = b + 1;
+        let c = task!(sq(a1));
+        taskwait!();
+        c + a1
+    };
+    let d;
+    {
+        let v = v * 2;
+        d = task!(sq(v % 100));
+    }
+    taskwait!();
+    let _unused = task!(sq(1));
+    taskwait!();
+    a + v + d
+}
+fn s3(x: u64) -> u64 {
+    let a = x.wrapping_mul(x);
+    let b = (a % 10) * (a % 10);
+    let v = if b > 30 {
+        b
+    } else {
+        let a1 = b + 1;
+        a1 * a1 + a1
+    };
+    let d = ((v * 2) % 100) * ((v * 2) % 100);
+    a + v + d
+}
+
+// 4: bool/char/unit tasks, let () =, detached unit tasks
+#[gtap::function]
+fn is_even(x: u64) -> bool {
+    x % 2 == 0
+}
+#[gtap::function]
+fn letter(x: u8) -> char {
+    (b'a' + x % 26) as char
+}
+#[gtap::function]
+fn nothing(_x: u64) {}
+#[gtap::function]
+fn b4(x: u64) -> u32 {
+    let e = task!(is_even(x));
+    let c = task!(letter(x as u8));
+    let u = task!(nothing(x));
+    task!(nothing(x + 1));
+    taskwait!();
+    let () = u;
+    (c as u32) * 10 + e as u32
+}
+
+program!(Mixed = [sq, pair, opt, mkp, b1, b2, b3, is_even, letter, nothing, b4]);
+
+#[test]
+fn loops_tuples_and_many_waits() {
+    for n in [0u64, 1, 3, 5, 9, 12] {
+        check::<Mixed, _>(b1, (n,), s1(n));
+    }
+    for n in [0u64, 1, 2, 3, 5, 8, 13] {
+        check::<Mixed, _>(b2, (n,), s2(n));
+    }
+    for x in [0u64, 1, 2, 3, 7, 100] {
+        check::<Mixed, _>(b3, (x,), s3(x));
+    }
+    for x in [0u64, 3, 30] {
+        let want = u32::from(b'a' + (x as u8) % 26) * 10 + u32::from(x % 2 == 0);
+        check::<Mixed, _>(b4, (x,), want);
+    }
+}
