@@ -470,7 +470,7 @@ impl Builder<'_> {
                 }
                 let target = match &s.target {
                     Target::Detached => None,
-                    Target::Let { ident, mutable } => {
+                    Target::Let { ident, mutable, .. } => {
                         Some(self.declare(ident.clone(), *mutable, None))
                     }
                     Target::Assign { ident } | Target::Place { root: ident, .. } => {

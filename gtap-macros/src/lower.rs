@@ -44,7 +44,7 @@ use crate::{
 };
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-use syn::{visit_mut::VisitMut, Block, Expr, Stmt};
+use syn::{spanned::Spanned, visit_mut::VisitMut, Block, Expr, Stmt};
 
 /// A field of the task-data struct holding a local.
 pub(crate) struct Field {
@@ -588,6 +588,13 @@ impl Lower<'_> {
                     let __gtap_root = ::gtap::__private::field_like(&raw mut #field, &#root);
                     &raw mut #projected
                 })
+            }
+            (Some(l), Target::Let { ty: Some(ty), .. }) => {
+                // `let x: T = task!(..)`: the field is a `T`, and a callee returning another
+                // type is rustc's mismatch at `T`.
+                let place = self.place(l);
+                let dst = Ident::new("__gtap_dst", Span::call_site().located_at(ty.span()));
+                quote!({ let #dst: *mut #ty = &raw mut #place; #dst })
             }
             (Some(l), _) => {
                 let place = self.place(l);

@@ -731,8 +731,16 @@ fn let_target(pat: &Pat) -> Option<Target> {
         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(Target::Let {
             ident: pi.ident.clone(),
             mutable: pi.mutability.is_some(),
+            ty: None,
         }),
-        Pat::Type(pt) => let_target(&pt.pat),
+        Pat::Type(pt) => match let_target(&pt.pat)? {
+            Target::Let { ident, mutable, .. } => Some(Target::Let {
+                ident,
+                mutable,
+                ty: Some(pt.ty.clone()),
+            }),
+            other => Some(other),
+        },
         _ => None,
     }
 }
