@@ -369,6 +369,7 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     let name = |l: LocalId| body.locals[l.0].ident.to_string();
     let mut reported = BitSet::default();
     let mut never_joined = BitSet::default();
+    let mut pending_at_return = BitSet::default();
     for (k, node) in body.nodes.iter().enumerate() {
         let Some(p) = &input[k] else { continue };
         for (u, span) in &node.uses {
@@ -418,7 +419,10 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                     );
                 }
             }
-            NodeKind::Return => never_joined.union_with(&p.may),
+            NodeKind::Return => {
+                never_joined.union_with(&p.may);
+                pending_at_return.union_with(&p.may);
+            }
             _ => {}
         }
         for l in &node.scope_end {
@@ -432,13 +436,18 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             continue;
         }
         if let Some(span) = body.locals[l.0].spawn_span {
-            cx.error_at(
-                span,
+            let msg = if pending_at_return.contains(l) {
+                format!(
+                    "the result `{}` of this task!(..) is still pending at an early exit (a `return`, or a `?`, also in a later task!(..)'s arguments) before the taskwait!() that joins it: join it before that exit, move the exit before this task!(..), or write `task!(..);` without `let` to detach the task",
+                    name(l)
+                )
+            } else {
                 format!(
                     "the result `{}` of this task!(..) is never joined: add taskwait!() before it goes out of scope, or write `task!(..);` without `let` to detach the task",
                     name(l)
-                ),
-            );
+                )
+            };
+            cx.error_at(span, msg);
         }
     }
     // Values live across a wait that hold a borrow. (A result pending on only some paths,

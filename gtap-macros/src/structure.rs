@@ -261,6 +261,13 @@ impl Pass<'_> {
             Stmt::Local(local) if is_task_init(&local) => {
                 let target = match let_target(&local.pat) {
                     Some(t) => t,
+                    None if is_wild(&local.pat) => {
+                        self.cx.error_spanned_by(
+                            &local.pat,
+                            "`let _ = task!(..)` cannot drop the result, which exists only after a join: to ignore it, spawn the task as a statement, `task!(f(..));` (its result is discarded, and a later taskwait!() still waits for it)",
+                        );
+                        return;
+                    }
                     None => {
                         self.cx.error_spanned_by(
                             &local.pat,
@@ -724,6 +731,15 @@ fn is_compound(op: &syn::BinOp) -> bool {
             | B::ShlAssign(_)
             | B::ShrAssign(_)
     )
+}
+
+/// `_`, or `_: T`.
+fn is_wild(pat: &Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        Pat::Type(pt) => is_wild(&pt.pat),
+        _ => false,
+    }
 }
 
 fn let_target(pat: &Pat) -> Option<Target> {

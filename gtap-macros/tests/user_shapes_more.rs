@@ -1002,3 +1002,307 @@ fn loops_tuples_and_many_waits() {
         check::<Mixed, _>(b4, (x,), want);
     }
 }
+
+// A generic function over a `Slice`'s element type; results stored into a `Slice` at computed
+// indices; nested loops with joins, labelled `continue`/`break` and `@` bindings; results in
+// iterator adaptors; atomics on a `Slice`
+
+// generic over the element of a Slice
+#[gtap::function]
+fn gsum<T: Copy + Into<u64> + 'static>(xs: Slice<T>, lo: usize, hi: usize) -> u64 {
+    if hi - lo <= 2 {
+        let mut s = 0u64;
+        for i in lo..hi {
+            s += xs.get(i).into();
+        }
+        return s;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let l = task!(gsum::<T>(xs, lo, mid));
+    let r = task!(gsum::<T>(xs, mid, hi));
+    taskwait!();
+    l + r
+}
+
+// results written back at computed indices after the join; unit task into Slice; nested loops both with joins
+#[gtap::function]
+fn squares(out: Slice<u64>, lo: usize, hi: usize) {
+    if hi - lo == 1 {
+        let v = task!(sq(lo as u64));
+        taskwait!();
+        out.set(lo, v);
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    task!(squares(out, lo, mid));
+    task!(squares(out, mid, hi));
+    taskwait!();
+    let m = out.get(mid - 1) ^ out.get(lo);
+    out.set(lo + (hi - lo - 1) / 2, m.wrapping_add(out.get(hi - 1)));
+}
+fn seq_squares(out: &mut [u64], lo: usize, hi: usize) {
+    if hi - lo == 1 {
+        out[lo] = (lo as u64) * (lo as u64);
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    seq_squares(out, lo, mid);
+    seq_squares(out, mid, hi);
+    let m = out[mid - 1] ^ out[lo];
+    out[lo + (hi - lo - 1) / 2] = m.wrapping_add(out[hi - 1]);
+}
+
+#[gtap::function]
+fn grid(n: u64, m: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0;
+    'rows: while i < n {
+        i += 1;
+        let mut j = 0;
+        loop {
+            if j >= m {
+                break;
+            }
+            let r = task!(sq(i * 10 + j));
+            taskwait!();
+            j += 1;
+            match r % 7 {
+                0 => continue 'rows,
+                1 | 2 => break,
+                k @ 3..=4 => acc = acc.wrapping_add(k * r),
+                _ => {
+                    let s = task!(sq(r % 100));
+                    taskwait!();
+                    if s > 5000 {
+                        break 'rows;
+                    }
+                    acc ^= s;
+                }
+            }
+        }
+        acc = acc.wrapping_mul(3);
+    }
+    acc
+}
+fn seq_grid(n: u64, m: u64) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0;
+    'rows: while i < n {
+        i += 1;
+        let mut j = 0;
+        loop {
+            if j >= m {
+                break;
+            }
+            let r = (i * 10 + j) * (i * 10 + j);
+            j += 1;
+            match r % 7 {
+                0 => continue 'rows,
+                1 | 2 => break,
+                k @ 3..=4 => acc = acc.wrapping_add(k * r),
+                _ => {
+                    let s = (r % 100) * (r % 100);
+                    if s > 5000 {
+                        break 'rows;
+                    }
+                    acc ^= s;
+                }
+            }
+        }
+        acc = acc.wrapping_mul(3);
+    }
+    acc
+}
+
+// results used in closures passed to iterator adaptors; an array of results
+#[gtap::function]
+fn filt(n: u64) -> u64 {
+    let mut rs = [0u64; 4];
+    rs[0] = task!(sq(n));
+    rs[1] = task!(sq(n + 1));
+    rs[2] = task!(sq(n + 2));
+    rs[3] = task!(sq(n + 3));
+    taskwait!();
+    let lim = rs[1];
+    let big: u64 = rs.iter().copied().filter(|&v| v >= lim).sum();
+    let cnt = rs.iter().filter(|v| **v % 2 == 0).count() as u64;
+    let mx = rs.iter().max().copied().unwrap_or(0);
+    big + cnt * 1000 + mx
+}
+
+// atomics on a Slice
+#[gtap::function]
+fn count_nodes(counter: Slice<u64>, d: u32) {
+    counter.atomic_add(0, 1);
+    if d == 0 {
+        return;
+    }
+    task!(count_nodes(counter, d - 1));
+    task!(count_nodes(counter, d - 1));
+    taskwait!();
+}
+
+program!(SliceShapes = [sq, gsum::<u32>, squares, grid, filt, count_nodes]);
+program!(SliceShapes8 = [gsum::<u8>]);
+
+#[test]
+fn generic_slice_elements() {
+    let mut v: Vec<u32> = (0..100).collect();
+    // SAFETY: the vector outlives the run and nothing else touches it meanwhile.
+    let s = unsafe { Slice::from_raw_parts(v.as_mut_ptr(), v.len()) };
+    assert_eq!(
+        gtap::run::<SliceShapes, _>(gsum::<u32>, (s, 0, 100)).unwrap(),
+        4950
+    );
+    let mut w: Vec<u8> = (0..200).map(|i| i as u8).collect();
+    // SAFETY: the vector outlives the run and nothing else touches it meanwhile.
+    let s = unsafe { Slice::from_raw_parts(w.as_mut_ptr(), w.len()) };
+    assert_eq!(
+        gtap::run::<SliceShapes8, _>(gsum::<u8>, (s, 0, 200)).unwrap(),
+        (0..200u64).sum::<u64>()
+    );
+}
+#[test]
+fn results_stored_at_computed_indices() {
+    for n in [1usize, 2, 7, 64] {
+        let mut v = vec![0u64; n];
+        // SAFETY: the vector outlives the run and nothing else touches it meanwhile.
+        let s = unsafe { Slice::from_raw_parts(v.as_mut_ptr(), v.len()) };
+        gtap::run::<SliceShapes, _>(squares, (s, 0, n)).unwrap();
+        let mut w = vec![0u64; n];
+        seq_squares(&mut w, 0, n);
+        assert_eq!(v, w);
+    }
+}
+#[test]
+fn nested_loops_with_joins_and_labels() {
+    for (n, m) in [(0u64, 3u64), (3, 4), (10, 10), (20, 2)] {
+        assert_eq!(
+            gtap::run::<SliceShapes, _>(grid, (n, m)).unwrap(),
+            seq_grid(n, m),
+            "{n} {m}"
+        );
+    }
+}
+#[test]
+fn results_in_iterator_adaptors() {
+    for n in [0u64, 1, 5] {
+        let rs = [
+            n * n,
+            (n + 1) * (n + 1),
+            (n + 2) * (n + 2),
+            (n + 3) * (n + 3),
+        ];
+        let want = rs.iter().filter(|&&v| v >= rs[1]).sum::<u64>()
+            + rs.iter().filter(|v| **v % 2 == 0).count() as u64 * 1000
+            + rs[3];
+        assert_eq!(gtap::run::<SliceShapes, _>(filt, (n,)).unwrap(), want);
+    }
+}
+#[test]
+fn atomic_counter_on_a_slice() {
+    let mut c = vec![0u64; 1];
+    // SAFETY: the vector outlives the run and nothing else touches it meanwhile.
+    let s = unsafe { Slice::from_raw_parts(c.as_mut_ptr(), 1) };
+    gtap::run::<SliceShapes, _>(count_nodes, (s, 10)).unwrap();
+    assert_eq!(c[0], (1 << 11) - 1);
+}
+
+// Nested `for` loops with joins over `(0..=m).rev()` and `.step_by(3)`, a `mut` loop pattern,
+// `continue 'o`/`break 'o`; struct shorthand with results, `?` in task arguments, `let .. else`
+
+#[gtap::function]
+fn nest(n: u64, m: u64) -> u64 {
+    let mut acc = 0u64;
+    let a = task!(sq(n));
+    taskwait!();
+    'o: for i in 0..a.min(9) {
+        for mut j in (0..=m).rev() {
+            j *= 2;
+            let r = task!(sq(i + j));
+            taskwait!();
+            if r % 5 == 0 {
+                continue 'o;
+            }
+            if r % 11 == 0 {
+                break 'o;
+            }
+            acc = acc.wrapping_mul(7).wrapping_add(r);
+        }
+        for k in (i..n).step_by(3) {
+            let r = task!(sq(k));
+            taskwait!();
+            acc ^= r;
+        }
+    }
+    acc
+}
+fn seq_nest(n: u64, m: u64) -> u64 {
+    let mut acc = 0u64;
+    let a = n * n;
+    'o: for i in 0..a.min(9) {
+        for mut j in (0..=m).rev() {
+            j *= 2;
+            let r = (i + j) * (i + j);
+            if r % 5 == 0 {
+                continue 'o;
+            }
+            if r % 11 == 0 {
+                break 'o;
+            }
+            acc = acc.wrapping_mul(7).wrapping_add(r);
+        }
+        for k in (i..n).step_by(3) {
+            acc ^= k * k;
+        }
+    }
+    acc
+}
+
+// struct literal shorthand with results, `?` in task args, let-else on a result
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Q {
+    a: u64,
+    b: u64,
+}
+#[gtap::function]
+fn maybe_small(x: u64) -> Option<u64> {
+    if x > 50 {
+        None
+    } else {
+        Some(x + 1)
+    }
+}
+#[gtap::function]
+fn shorth(x: Option<u64>) -> Option<Q> {
+    let m = task!(maybe_small(x? * 2));
+    taskwait!();
+    let a = task!(sq(x?));
+    taskwait!();
+    let Some(b) = m else {
+        return Some(Q { a, b: 0 });
+    };
+    Some(Q { a, b })
+}
+
+program!(ForShapes = [sq, nest, maybe_small, shorth]);
+#[test]
+fn nested_for_loops_rev_step_by_labels() {
+    for (n, m) in [(0u64, 0u64), (1, 2), (3, 3), (5, 4)] {
+        assert_eq!(
+            gtap::run::<ForShapes, _>(nest, (n, m)).unwrap(),
+            seq_nest(n, m),
+            "{n} {m}"
+        );
+    }
+}
+#[test]
+fn shorthand_fields_question_in_args_let_else() {
+    for x in [None, Some(3u64), Some(40)] {
+        let want = x.map(|v| Q {
+            a: v * v,
+            b: if v * 2 > 50 { 0 } else { v * 2 + 1 },
+        });
+        assert_eq!(gtap::run::<ForShapes, _>(shorth, (x,)).unwrap(), want);
+    }
+}
