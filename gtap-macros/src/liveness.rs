@@ -438,7 +438,7 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
         if let Some(span) = body.locals[l.0].spawn_span {
             let msg = if pending_at_return.contains(l) {
                 format!(
-                    "the result `{}` of this task!(..) is still pending at an early exit (a `return`, or a `?`, also in a later task!(..)'s arguments) before the taskwait!() that joins it: join it before that exit, move the exit before this task!(..), or write `task!(..);` without `let` to detach the task",
+                    "the result `{}` of this task!(..) is still pending where the task returns (a `return`, a `?`, also in a later task!(..)'s arguments, or the end of the body), before a taskwait!() joins it: add taskwait!() before that point, move an early exit before this task!(..), or write `task!(..);` without `let` to detach the task",
                     name(l)
                 )
             } else {
