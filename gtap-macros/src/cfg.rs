@@ -336,10 +336,16 @@ impl Builder<'_> {
     }
 
     /// Declares the bindings of `pat` and returns them as defs; `borrowed` when the value it
-    /// matches is a borrow (see [`bindings`]).
-    fn bind(&mut self, pat: &Pat, borrowed: Option<Span>) -> Vec<(LocalId, Span)> {
+    /// matches is a borrow, `irrefutable` for a `let` without `else` or a `for` (see
+    /// [`bindings`]).
+    fn bind(
+        &mut self,
+        pat: &Pat,
+        borrowed: Option<Span>,
+        irrefutable: bool,
+    ) -> Vec<(LocalId, Span)> {
         let mut found = Vec::new();
-        bindings(pat, borrowed, &mut found);
+        bindings(pat, borrowed, irrefutable, &mut found);
         found
             .into_iter()
             .map(|(ident, mutable, borrow)| {
@@ -425,7 +431,9 @@ impl Builder<'_> {
                         self.control_edges(n, e);
                     }
                 }
-                let defs = self.bind(&local.pat, borrow);
+                // A `let` without `else` cannot be refutable: every name in it binds.
+                let irrefutable = local.init.as_ref().is_none_or(|i| i.diverge.is_none());
+                let defs = self.bind(&local.pat, borrow, irrefutable);
                 if local.init.is_none() {
                     for (l, _) in &defs {
                         self.body.locals[l.0].no_value = true;
@@ -656,7 +664,7 @@ impl Builder<'_> {
                 self.set_step(PathStep::Then);
                 self.block(&i.then_branch, |b| {
                     if let Some((p, borrowed)) = pat {
-                        let defs = b.bind(p, borrowed);
+                        let defs = b.bind(p, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -683,7 +691,7 @@ impl Builder<'_> {
                 for (k, arm) in m.arms.iter().enumerate() {
                     self.cur = Some(s);
                     let prelude = |b: &mut Self| {
-                        let defs = b.bind(&arm.pat, borrowed);
+                        let defs = b.bind(&arm.pat, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                         if let Some((_, g)) = &arm.guard {
@@ -721,7 +729,7 @@ impl Builder<'_> {
                 self.link(header, exit);
                 self.loop_body(w.label.as_ref(), header, exit, &w.body, |b| {
                     if let Some((p, borrowed)) = pat {
-                        let defs = b.bind(p, borrowed);
+                        let defs = b.bind(p, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -733,7 +741,7 @@ impl Builder<'_> {
                 let exit = self.new_node(NodeKind::Eval);
                 self.link(header, exit);
                 self.loop_body(f.label.as_ref(), header, exit, &f.body, |b| {
-                    let defs = b.bind(&f.pat, None);
+                    let defs = b.bind(&f.pat, None, true);
                     let n = b.push(NodeKind::Eval, Vec::new());
                     b.body.nodes[n.0].defs = defs;
                 });
@@ -842,13 +850,20 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
 /// A binding borrows when it is `ref`, or when the pattern matches a borrow (`borrowed`, the
 /// span of the `&` of `match &o`, `if let Some(k) = &o`, `let (a, b) = &p`): then Rust binds
 /// by reference (default binding modes), up to a `&` pattern, inside which it binds by value
-/// again (`Some(&k)`). An identifier pattern that starts with an uppercase letter is taken for
-/// a constant or a unit variant (`None`), as rustc's lint convention has it.
-fn bindings(pat: &Pat, borrowed: Option<Span>, out: &mut Vec<(Ident, bool, Option<Span>)>) {
-    let mut inner = |p: &Pat| bindings(p, borrowed, out);
+/// again (`Some(&k)`). In a refutable pattern (`match`, `if let`, `let .. else`), an identifier
+/// pattern that starts with an uppercase letter is taken for a constant or a unit variant
+/// (`None`), as rustc's lint convention has it; in an `irrefutable` one (`let N = ..;`) it binds.
+fn bindings(
+    pat: &Pat,
+    borrowed: Option<Span>,
+    irrefutable: bool,
+    out: &mut Vec<(Ident, bool, Option<Span>)>,
+) {
+    let mut inner = |p: &Pat| bindings(p, borrowed, irrefutable, out);
     match pat {
         Pat::Ident(pi) => {
-            let upper = pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
+            let upper =
+                !irrefutable && pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
             if !(upper && pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none()) {
                 out.push((
                     pi.ident.clone(),
@@ -857,7 +872,7 @@ fn bindings(pat: &Pat, borrowed: Option<Span>, out: &mut Vec<(Ident, bool, Optio
                 ));
             }
             if let Some((_, sub)) = &pi.subpat {
-                bindings(sub, borrowed, out);
+                bindings(sub, borrowed, irrefutable, out);
             }
         }
         Pat::Or(o) => {
@@ -866,7 +881,7 @@ fn bindings(pat: &Pat, borrowed: Option<Span>, out: &mut Vec<(Ident, bool, Optio
             }
         }
         Pat::Paren(p) => inner(&p.pat),
-        Pat::Reference(r) => bindings(&r.pat, None, out),
+        Pat::Reference(r) => bindings(&r.pat, None, irrefutable, out),
         Pat::Slice(s) => s.elems.iter().for_each(inner),
         Pat::Struct(s) => s.fields.iter().for_each(|f| inner(&f.pat)),
         Pat::Tuple(t) => t.elems.iter().for_each(inner),

@@ -1306,3 +1306,23 @@ fn shorthand_fields_question_in_args_let_else() {
         assert_eq!(gtap::run::<ForShapes, _>(shorth, (x,)).unwrap(), want);
     }
 }
+
+// Uppercase names bound by `let` (math-style `N`), a lint attribute on the function reaching
+// its body
+#[gtap::function]
+#[allow(non_snake_case, reason = "named as in the formula")]
+fn formula(x: u64) -> u64 {
+    let N = x * 3;
+    let (M, k) = (x + 1, 2);
+    let a = task!(sq(x));
+    taskwait!();
+    a + N + M * k
+}
+program!(Formula = [formula, sq]);
+
+#[test]
+fn uppercase_let_bindings() {
+    for x in [0u64, 5, 1 << 20] {
+        check::<Formula, _>(formula, (x,), x * x + 3 * x + (x + 1) * 2);
+    }
+}
