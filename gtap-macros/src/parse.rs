@@ -135,6 +135,53 @@ fn borrowed(ty: &Type) -> Option<Borrowed<'_>> {
     find.0
 }
 
+/// The standard library's owning containers: never `Copy`, so never a task's argument or
+/// result (`String`, `Vec<T>`, `Box<T>`, ..), by the last segment of a path at any depth.
+const OWNING: [&str; 11] = [
+    "String",
+    "Vec",
+    "Box",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+];
+
+/// The first path in `ty` that names one of [`OWNING`], if any.
+fn owning(ty: &Type) -> Option<&syn::PathSegment> {
+    use syn::visit::Visit;
+    struct Find<'t>(Option<&'t syn::PathSegment>);
+    impl<'t> Visit<'t> for Find<'t> {
+        fn visit_path_segment(&mut self, s: &'t syn::PathSegment) {
+            if OWNING.iter().any(|n| s.ident == n) {
+                self.0.get_or_insert(s);
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+        fn visit_type_bare_fn(&mut self, _: &'t syn::TypeBareFn) {}
+    }
+    let mut find = Find(None);
+    find.visit_type(ty);
+    find.0
+}
+
+/// Reports an owning container in a parameter (`what` = "argument") or result type.
+fn check_owning(cx: &mut Ctxt, ty: &Type, what: &str) {
+    if let Some(seg) = owning(ty) {
+        let name = &seg.ident;
+        cx.error_spanned_by(
+            seg,
+            format!(
+                "`{name}` owns heap memory and is not `Copy`: a task's {what} is copied into task data, so it must be `Copy + 'static`; pass data through a `gtap::Slice<T>` argument (and write results into one), or a `Copy` value"
+            ),
+        );
+    }
+}
+
 /// Reports a parameter type that borrows or is `impl Trait`.
 fn check_param_type(cx: &mut Ctxt, ty: &Type) {
     let found = match ty {
@@ -230,6 +277,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
             }
             FnArg::Typed(pt) => {
                 check_param_type(cx, &pt.ty);
+                check_owning(cx, &pt.ty, "argument");
                 match &*pt.pat {
                     Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                         params.push(Param {
@@ -259,6 +307,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
                 None
             }
             ty => {
+                check_owning(cx, ty, "result");
                 match borrowed(ty) {
                     Some(Borrowed::Reference(r)) => cx.error_spanned_by(
                         r,
