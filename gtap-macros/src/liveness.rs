@@ -89,16 +89,24 @@ pub(crate) struct LivenessInfo {
     pub(crate) mentioned_after: Vec<BitSet>,
     /// Locals read on some path after each wait before their scope ends.
     pub(crate) read_after: Vec<BitSet>,
-    /// Task results pending at each wait on some paths but not all, written whole and
-    /// declared without a value (`let v;` or `let v = if c { task!(..) } else { .. }`), that
-    /// are live after it: no wait saves them (see [`Body::only_task_writes`]).
+    /// Task results pending at each wait on some paths but not all, or not spawned yet on
+    /// some path, written whole and declared without a value (`let v;` or `let v = if c {
+    /// task!(..) } else { .. }`), that are live after it: no wait saves them (see
+    /// [`Body::only_task_writes`]).
     pub(crate) unsaved_results: Vec<BitSet>,
+    /// Of those, the ones not spawned yet on some path at each wait: they have no value there,
+    /// so the code after the wait reads them only after a later join, and their resume state
+    /// does not restore them (the field would be read before any child wrote it).
+    pub(crate) unset_results: Vec<BitSet>,
 }
 
 #[derive(Clone)]
 struct Pending {
     may: BitSet,
     must: BitSet,
+    /// Locals that only task results write ([`Body::only_task_writes`]), declared and not yet
+    /// spawned into on some path: they have no value there.
+    unset: BitSet,
 }
 
 /// Runs both analyses and reports the dataflow errors.
@@ -110,18 +118,29 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         input[0] = Some(Pending {
             may: BitSet::default(),
             must: BitSet::default(),
+            unset: BitSet::default(),
         });
     }
+    let only_task_writes: Vec<bool> = body
+        .locals
+        .iter()
+        .map(|d| d.no_value && body.only_task_writes(&d.ident))
+        .collect();
     let transfer = |k: usize, p: &Pending| -> Pending {
         let node = &body.nodes[k];
         let mut out = p.clone();
         for (d, _) in &node.defs {
             out.may.remove(*d);
             out.must.remove(*d);
+            // Its one def is its declaration.
+            if only_task_writes[d.0] {
+                out.unset.insert(*d);
+            }
         }
         for l in &node.scope_end {
             out.may.remove(*l);
             out.must.remove(*l);
+            out.unset.remove(*l);
         }
         match node.kind {
             NodeKind::Spawn {
@@ -129,6 +148,7 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             } => {
                 out.may.insert(t);
                 out.must.insert(t);
+                out.unset.remove(t);
             }
             NodeKind::Wait { .. } => {
                 out.may = BitSet::default();
@@ -151,16 +171,18 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
                         let mut m = old.clone();
                         m.may.union_with(&out.may);
                         m.must.intersect_with(&out.must);
+                        m.unset.union_with(&out.unset);
                         m
                     }
                 };
                 let merged = Pending {
                     may: merged.may.normalized(),
                     must: merged.must.normalized(),
+                    unset: merged.unset.normalized(),
                 };
-                let differs = input[s.0]
-                    .as_ref()
-                    .is_none_or(|old| old.may != merged.may || old.must != merged.must);
+                let differs = input[s.0].as_ref().is_none_or(|old| {
+                    old.may != merged.may || old.must != merged.must || old.unset != merged.unset
+                });
                 if differs {
                     input[s.0] = Some(merged);
                     changed = true;
@@ -280,9 +302,10 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
         unsaved_results: Vec::new(),
+        unset_results: Vec::new(),
     };
-    let info = unsaved_results(body, &input, info);
     let info = keep_loop_outer(body, info);
+    let info = unsaved_results(body, &input, info);
     report(cx, body, &input, &info);
     info
 }
@@ -305,28 +328,25 @@ fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<Lo
 /// the result is pending (the local has no value there), and the save is not needed: the
 /// local's task-data field holds its value on every path.
 fn unsaved_results(body: &Body, input: &[Option<Pending>], mut info: LivenessInfo) -> LivenessInfo {
-    info.unsaved_results = body
-        .waits
-        .iter()
-        .enumerate()
-        .map(|(w, wait)| {
-            let mut set = BitSet::default();
-            let Some(p) = &input[wait.node.0] else {
-                return set;
-            };
+    for (w, wait) in body.waits.iter().enumerate() {
+        let (mut unsaved, mut unset) = (BitSet::default(), BitSet::default());
+        if let Some(p) = &input[wait.node.0] {
             for l in info.live_after[w].iter() {
                 let decl = &body.locals[l.0];
-                if p.may.contains(l)
-                    && !info.joined[w].contains(l)
-                    && decl.no_value
-                    && body.only_task_writes(&decl.ident)
-                {
-                    set.insert(l);
+                if !(decl.no_value && body.only_task_writes(&decl.ident)) {
+                    continue;
+                }
+                if p.unset.contains(l) {
+                    unset.insert(l);
+                }
+                if !info.joined[w].contains(l) {
+                    unsaved.insert(l);
                 }
             }
-            set.normalized()
-        })
-        .collect();
+        }
+        info.unsaved_results.push(unsaved.normalized());
+        info.unset_results.push(unset.normalized());
+    }
     info
 }
 

@@ -40,7 +40,7 @@ use crate::{
     markers::{Marker, Spawn, Target, Wait},
     parse::TaskFnDef,
     structure::placeholder_id,
-    tokens::{contains_marker, TYPED},
+    tokens::{contains_marker, scan_idents, TYPED},
 };
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -116,7 +116,12 @@ pub(crate) fn lower(
         if decl.param.is_some() {
             continue;
         }
+        // A raw identifier (`r#match`) names its field without the `r#`, which a keyword
+        // could not take as a field name.
         let base = decl.ident.to_string();
+        let base = base
+            .strip_prefix("r#")
+            .map_or(base.clone(), |b| format!("__gtap_raw_{b}"));
         let mut name = base.clone();
         let mut k = 1;
         while name == "args" || fields.iter().any(|f| f.name == name) {
@@ -308,8 +313,8 @@ impl Lower<'_> {
 
     fn resume(&self, cx: &mut Ctxt, block: &Block, w: usize) -> TokenStream {
         let wait = &self.body.waits[w];
-        let restores = self.restores(&wait.visible[0], w);
         let code = self.resume_level(cx, block, w, 0);
+        let restores = self.restores(&wait.visible[0], w, &code);
         let end = self.unit_end();
         quote! {
             #restores
@@ -318,7 +323,8 @@ impl Lower<'_> {
         }
     }
 
-    fn restores(&self, visible: &[LocalId], w: usize) -> TokenStream {
+    /// The restores of the locals of one level, before `after`, the code that follows them.
+    fn restores(&self, visible: &[LocalId], w: usize, after: &TokenStream) -> TokenStream {
         let live = &self.info.live_after[w];
         let mentioned = &self.info.mentioned_after[w];
         let mut out = TokenStream::new();
@@ -326,6 +332,11 @@ impl Lower<'_> {
             let decl = &self.body.locals[l.0];
             let m = decl.mutable.then(|| quote!(mut));
             let id = &decl.ident;
+            if self.info.unset_results[w].contains(*l) {
+                // No value yet on some path: read again only after its next join, whose state
+                // restores it.
+                continue;
+            }
             if live.contains(*l) {
                 let place = self.place(*l);
                 // A parameter is live to the end (it is read from the arguments, never
@@ -337,9 +348,13 @@ impl Lower<'_> {
                     || quote!(#[allow(unused_variables, reason = "read after a later join")]),
                 );
                 out.extend(quote!(#allow let #m #id = unsafe { #place };));
-            } else if mentioned.contains(*l) && !(decl.no_value && self.body.only_task_writes(id)) {
+            } else if mentioned.contains(*l)
+                && !(decl.no_value && self.body.only_task_writes(id))
+                && names(after, id)
+            {
                 // Written before it is read again: declared here, assigned by the code after
-                // (not when only spawns write it: they write its field).
+                // (not when only spawns write it: they write its field; not when this state's
+                // code does not name it, before the next wait: rustc could not type it).
                 out.extend(quote!(let #m #id;));
             }
         }
@@ -348,7 +363,7 @@ impl Lower<'_> {
 
     fn resume_level(&self, cx: &mut Ctxt, block: &Block, w: usize, depth: usize) -> TokenStream {
         let wait = &self.body.waits[w];
-        let restores = self.restores(&wait.visible[depth + 1], w);
+        let visible = &wait.visible[depth + 1];
         let Some(&(idx, step)) = wait.path.get(depth) else {
             return TokenStream::new();
         };
@@ -362,6 +377,7 @@ impl Lower<'_> {
             .collect();
         if step == PathStep::Wait {
             let rest = self.stmts(rest_stmts);
+            let restores = self.restores(visible, w, &rest);
             return quote!(#items #restores #rest);
         }
         let rest = if self.resumes_to(w, depth, wait.after[depth]) {
@@ -429,6 +445,7 @@ impl Lower<'_> {
                 TokenStream::new()
             }
         };
+        let restores = self.restores(visible, w, &quote!(#inner #rest));
         quote!(#items #restores #inner #rest)
     }
 
@@ -696,6 +713,13 @@ fn resume_loop(
 
 /// The names a pattern of plain bindings binds (`v`, `mut v`, `v: T`, tuples and parentheses
 /// of those); `false` for any other pattern.
+/// Whether `tokens` name `id` anywhere (as [`scan_idents`] finds names).
+fn names(tokens: &TokenStream, id: &Ident) -> bool {
+    let mut found = false;
+    scan_idents(tokens.clone(), &mut |x| found |= x == id);
+    found
+}
+
 fn plain_bindings<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p Ident>) -> bool {
     match pat {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {

@@ -1326,3 +1326,61 @@ fn uppercase_let_bindings() {
         check::<Formula, _>(formula, (x,), x * x + 3 * x + (x + 1) * 2);
     }
 }
+
+// A local declared early and assigned only after two joins; two waits in a row; a join inside
+// the branch whose value is the task; a join in the value of a later `let` while earlier
+// results are pending on some paths
+#[gtap::function]
+fn late_assign(mut n: u64, o: Option<u64>) -> u64 {
+    let mut best = 0u64;
+    let a = task!(sq(n));
+    taskwait!();
+    taskwait!();
+    let b = task!(sq(a % 100));
+    taskwait!();
+    n = b + a;
+    best += n;
+    let x = if n % 2 == 0 {
+        taskwait!();
+        task!(sq(n % 13))
+    } else {
+        task!(seven())
+    };
+    let y = match o {
+        Some(k) => task!(sq(k)),
+        None => {
+            let t = task!(seven());
+            taskwait!();
+            task!(sq(t + 1))
+        }
+    };
+    let z = unsafe {
+        taskwait!();
+        task!(sq(x + y))
+    };
+    taskwait!();
+    best + x + y + z
+}
+
+fn seq_late_assign(n: u64, o: Option<u64>) -> u64 {
+    let a = n.wrapping_mul(n);
+    let b = (a % 100) * (a % 100);
+    let n = b + a;
+    let x = if n.is_multiple_of(2) {
+        (n % 13) * (n % 13)
+    } else {
+        7
+    };
+    let y = o.map_or(64, |k| k * k);
+    n + x + y + (x + y).wrapping_mul(x + y)
+}
+program!(LateAssign = [late_assign, sq, seven]);
+
+#[test]
+fn locals_assigned_after_later_joins() {
+    for n in [0u64, 1, 2, 7, 12] {
+        for o in [None, Some(3u64)] {
+            check::<LateAssign, _>(late_assign, (n, o), seq_late_assign(n, o));
+        }
+    }
+}
