@@ -1384,3 +1384,23 @@ fn locals_assigned_after_later_joins() {
         }
     }
 }
+
+// Raw identifiers kept across a join (their task-data field cannot be named `r#match`)
+#[gtap::function]
+fn raw_kept(r#type: u64) -> u64 {
+    let r#match = r#type * 3;
+    let a = task!(sq(r#type));
+    taskwait!();
+    let r#loop = a + r#match;
+    let b = task!(seven());
+    taskwait!();
+    r#loop * b + r#match
+}
+program!(RawKept = [raw_kept, sq, seven]);
+
+#[test]
+fn raw_identifiers_across_joins() {
+    for x in [0u64, 4] {
+        check::<RawKept, _>(raw_kept, (x,), (x * x + 3 * x) * 7 + 3 * x);
+    }
+}
