@@ -372,6 +372,19 @@ fn names_after_two_dots_and_format_captures_are_uses() {
 }
 
 #[test]
+fn name_before_not_equal_is_a_use() {
+    let got = saved_sets(quote! {
+        fn f(mut n: u32, tag: char) -> bool {
+            n += 1;
+            let a = task!(g(n));
+            taskwait!();
+            a != 0 && n != 2 && tag != 'e'
+        }
+    });
+    assert_eq!(got, sets(&[(&["n"], &["n", "tag", "a"])]));
+}
+
+#[test]
 fn dataflow_errors() {
     let e = errors(quote! {
         fn f(n: u32) -> u32 {
@@ -642,6 +655,21 @@ fn block_taskwait_under_derived_condition_is_rejected() {
         e[1].contains("depends on `gtap::block::thread_index()` through `t`"),
         "{e:?}"
     );
+}
+
+#[test]
+fn block_taskwait_under_not_equal_condition_is_rejected() {
+    // `t != 0`: the `!` of `!=` is not a macro's, so `t` is a use (and tainted).
+    let e = block_errors(quote! {
+        fn f(n: u32) {
+            let t = gtap::block::thread_index();
+            if t != 0 {
+                taskwait!();
+            }
+        }
+    });
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!(e[0], WAIT_MSG);
 }
 
 #[test]

@@ -51,8 +51,9 @@ pub(crate) const PLACEHOLDER: &str = "__gtap_marker";
 pub(crate) const TYPED: &str = "__gtap_typed";
 
 /// Calls `f` on every identifier of `tokens` that may be a use of a local: identifiers after
-/// a single `.` or `::`, before `::`, `!` or a single `:` (path segments, fields, macro names,
-/// struct literal field names) are skipped; one after `..` (`0..n`, `P { ..base }`) is a use.
+/// a single `.` or `::`, before `::`, a macro's `!` or a single `:` (path segments, fields,
+/// macro names, struct literal field names) are skipped; one after `..` (`0..n`, `P { ..base
+/// }`) or before `!=` is a use.
 /// The names a format string captures (`"{x}"`, `"{x:?}"`) are uses too, spanned at the
 /// string.
 pub(crate) fn scan_idents(tokens: TokenStream, f: &mut dyn FnMut(&proc_macro2::Ident)) {
@@ -68,7 +69,9 @@ pub(crate) fn scan_idents(tokens: TokenStream, f: &mut dyn FnMut(&proc_macro2::I
                     && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
                     && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
                 let next = trees.get(i + 1);
-                let before_bang = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                // `name!(..)`, not `x != y` (whose `!` is joined to the `=`).
+                let before_bang = matches!(next, Some(TokenTree::Punct(p))
+                    if p.as_char() == '!' && p.spacing() == proc_macro2::Spacing::Alone);
                 let before_colon = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
                 if !(after_dot || after_path || before_bang || before_colon) {
                     f(id);

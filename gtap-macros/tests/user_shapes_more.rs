@@ -1404,3 +1404,32 @@ fn raw_identifiers_across_joins() {
         check::<RawKept, _>(raw_kept, (x,), (x * x + 3 * x) * 7 + 3 * x);
     }
 }
+
+// Names read after a join only left of `!=`
+#[gtap::function]
+fn differs(mut n: u64, tag: char) -> bool {
+    n += 1;
+    if n == 1 {
+        taskwait!();
+        return tag != 'e';
+    }
+    let a = task!(sq(n));
+    taskwait!();
+    a != 4 && n != 3 && tag != 'x'
+}
+program!(Differs = [differs, sq]);
+
+#[test]
+fn names_left_of_not_equal() {
+    for n in [0u64, 1, 2, 3] {
+        for tag in ['e', 'x'] {
+            let m = n + 1;
+            let want = if m == 1 {
+                tag != 'e'
+            } else {
+                m * m != 4 && m != 3 && tag != 'x'
+            };
+            check::<Differs, _>(differs, (n, tag), want);
+        }
+    }
+}
