@@ -53,6 +53,12 @@ pub(crate) struct LocalDecl {
     pub(crate) whole_spawn: bool,
     /// Declared without a value (`let x: T;`).
     pub(crate) no_value: bool,
+    /// Declared by its spawn, `let x = task!(..)`: dead before it (the spawn kills it).
+    pub(crate) declared_by_spawn: bool,
+    /// Bound to a closure (`let f = |..| ..`): where, and the node that binds it. Every
+    /// closure expression has its own type, so one kept across a wait must be defined in the
+    /// code of one state only.
+    pub(crate) closure: Option<(Span, NodeId)>,
     /// Bound to a closure that borrows its captures (`let f = |..| ..` naming a local, no
     /// `move`): where.
     pub(crate) borrowing_closure: Option<Span>,
@@ -168,9 +174,9 @@ impl Body {
 
     /// Whether every local named `name` declared without a value (`let v;`, there is at least
     /// one) is written only by whole task results, never by `v = e`: its `let` is dropped
-    /// from the code, and its task-data field always holds its value once it has one (the
-    /// field is written only by the children, and the local only restored from it), so no
-    /// wait needs to save it.
+    /// from the code (the children write its field, and the local is restored from it). When
+    /// it is not `mut` either, nothing changes it after its join, so its field always holds
+    /// its value once it has one and no wait needs to save it (`v += 1` is not a def here).
     pub(crate) fn only_task_writes(&self, name: &Ident) -> bool {
         let mut same = self
             .locals
@@ -189,6 +195,22 @@ impl Body {
                 // The declaration itself is the one def.
                 d.whole_spawn && !d.place_spawn && defs == 1
             })
+    }
+
+    /// Whether only whole task results write local `l` (no `l = e`), which `let l =
+    /// task!(..)` or `let l;` declares (not a parameter): until its first join it has no
+    /// local in the generated code, only its field.
+    pub(crate) fn task_written(&self, l: LocalId) -> bool {
+        let d = &self.locals[l.0];
+        let defs = self
+            .nodes
+            .iter()
+            .flat_map(|n| &n.defs)
+            .filter(|(x, _)| *x == l)
+            .count();
+        // `let l;` is one def; `let l = task!(..)` declares it at the spawn, no def.
+        let declared = (d.no_value && defs == 1) || (d.declared_by_spawn && defs == 0);
+        d.param.is_none() && d.whole_spawn && !d.place_spawn && declared
     }
 
     /// Whether a path of at least one edge leads from `from` to `to` without entering a node
@@ -307,6 +329,8 @@ impl Builder<'_> {
             place_spawn: false,
             whole_spawn: false,
             no_value: false,
+            declared_by_spawn: false,
+            closure: None,
             borrowing_closure: None,
             cfg: None,
         });
@@ -441,6 +465,9 @@ impl Builder<'_> {
                 }
                 if let Some(init) = &local.init {
                     if let Expr::Closure(c) = &*init.expr {
+                        for (l, _) in &defs {
+                            self.body.locals[l.0].closure = Some((c.or1_token.span, n));
+                        }
                         if c.capture.is_none() && captures {
                             for (l, _) in &defs {
                                 self.body.locals[l.0].borrowing_closure = Some(c.or1_token.span);
@@ -479,7 +506,9 @@ impl Builder<'_> {
                 let target = match &s.target {
                     Target::Detached => None,
                     Target::Let { ident, mutable, .. } => {
-                        Some(self.declare(ident.clone(), *mutable, None))
+                        let l = self.declare(ident.clone(), *mutable, None);
+                        self.body.locals[l.0].declared_by_spawn = true;
+                        Some(l)
                     }
                     Target::Assign { ident } | Target::Place { root: ident, .. } => {
                         match self.resolve(ident) {

@@ -89,10 +89,9 @@ pub(crate) struct LivenessInfo {
     pub(crate) mentioned_after: Vec<BitSet>,
     /// Locals read on some path after each wait before their scope ends.
     pub(crate) read_after: Vec<BitSet>,
-    /// Task results pending at each wait on some paths but not all, or not spawned yet on
-    /// some path, written whole and declared without a value (`let v;` or `let v = if c {
-    /// task!(..) } else { .. }`), that are live after it: no wait saves them (see
-    /// [`Body::only_task_writes`]).
+    /// Live task results that no wait saves, because their task-data field holds their
+    /// value: those declared without a value, not `mut`, and written only by tasks (`let v;`,
+    /// `let v = if c { task!(..) } else { .. }`, see [`Body::only_task_writes`]).
     pub(crate) unsaved_results: Vec<BitSet>,
     /// Of those, the ones not spawned yet on some path at each wait: they have no value there,
     /// so the code after the wait reads them only after a later join, and their resume state
@@ -124,7 +123,7 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
     let only_task_writes: Vec<bool> = body
         .locals
         .iter()
-        .map(|d| d.no_value && body.only_task_writes(&d.ident))
+        .map(|d| d.no_value && !d.mutable && body.only_task_writes(&d.ident))
         .collect();
     let transfer = |k: usize, p: &Pending| -> Pending {
         let node = &body.nodes[k];
@@ -158,38 +157,44 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         }
         out
     };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for k in 0..n {
-            let Some(p) = input[k].clone() else { continue };
-            let out = transfer(k, &p);
-            for s in &body.nodes[k].succs {
-                let merged = match &input[s.0] {
-                    None => out.clone(),
-                    Some(old) => {
-                        let mut m = old.clone();
-                        m.may.union_with(&out.may);
-                        m.must.intersect_with(&out.must);
-                        m.unset.union_with(&out.unset);
-                        m
+    // Forward to a fixed point from what `input` holds.
+    let fixpoint = |input: &mut Vec<Option<Pending>>| {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for k in 0..n {
+                let Some(p) = input[k].clone() else { continue };
+                let out = transfer(k, &p);
+                for s in &body.nodes[k].succs {
+                    let merged = match &input[s.0] {
+                        None => out.clone(),
+                        Some(old) => {
+                            let mut m = old.clone();
+                            m.may.union_with(&out.may);
+                            m.must.intersect_with(&out.must);
+                            m.unset.union_with(&out.unset);
+                            m
+                        }
+                    };
+                    let merged = Pending {
+                        may: merged.may.normalized(),
+                        must: merged.must.normalized(),
+                        unset: merged.unset.normalized(),
+                    };
+                    let differs = input[s.0].as_ref().is_none_or(|old| {
+                        old.may != merged.may
+                            || old.must != merged.must
+                            || old.unset != merged.unset
+                    });
+                    if differs {
+                        input[s.0] = Some(merged);
+                        changed = true;
                     }
-                };
-                let merged = Pending {
-                    may: merged.may.normalized(),
-                    must: merged.must.normalized(),
-                    unset: merged.unset.normalized(),
-                };
-                let differs = input[s.0].as_ref().is_none_or(|old| {
-                    old.may != merged.may || old.must != merged.must || old.unset != merged.unset
-                });
-                if differs {
-                    input[s.0] = Some(merged);
-                    changed = true;
                 }
             }
         }
-    }
+    };
+    fixpoint(&mut input);
     // The results a wait joins whole: surely pending there, and not place roots (a local
     // that receives results into its elements keeps its other elements: it is saved and
     // restored like any live local, the children write into its saved copy).
@@ -227,6 +232,15 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             if let NodeKind::Wait { .. } = node.kind {
                 for j in must_at(k).iter() {
                     l.remove(j);
+                }
+            }
+            // `let x = task!(..)` declares `x`: no earlier use can read this one.
+            if let NodeKind::Spawn {
+                target: Some(t), ..
+            } = node.kind
+            {
+                if body.locals[t.0].declared_by_spawn {
+                    l.remove(t);
                 }
             }
             for (u, _) in &node.uses {
@@ -310,6 +324,33 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
     info
 }
 
+/// Per node, in how many states' code it is emitted: the states start at the entry and after
+/// each wait, and run until the next wait.
+fn states_reaching(body: &Body) -> Vec<usize> {
+    let n = body.nodes.len();
+    let mut count = vec![0usize; n];
+    let starts = std::iter::once(None).chain(body.waits.iter().map(|w| Some(w.node.0)));
+    for start in starts {
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = match start {
+            None if n > 0 => vec![0],
+            None => Vec::new(),
+            Some(w) => body.nodes[w].succs.iter().map(|s| s.0).collect(),
+        };
+        while let Some(k) = stack.pop() {
+            if seen[k] {
+                continue;
+            }
+            seen[k] = true;
+            count[k] += 1;
+            if !matches!(body.nodes[k].kind, NodeKind::Wait { .. }) {
+                stack.extend(body.nodes[k].succs.iter().map(|s| s.0));
+            }
+        }
+    }
+    count
+}
+
 /// The local that hides `l` at `wait`: declared after it with the same name in a scope around
 /// the wait (a nested block's `let a` over an outer `a`). The wait's save of `l` would name
 /// that one instead, so a live `l` hidden there is an error. (A local shadowed in its own
@@ -333,13 +374,17 @@ fn unsaved_results(body: &Body, input: &[Option<Pending>], mut info: LivenessInf
         if let Some(p) = &input[wait.node.0] {
             for l in info.live_after[w].iter() {
                 let decl = &body.locals[l.0];
-                if !(decl.no_value && body.only_task_writes(&decl.ident)) {
+                if info.joined[w].contains(l) {
                     continue;
                 }
-                if p.unset.contains(l) {
-                    unset.insert(l);
-                }
-                if !info.joined[w].contains(l) {
+                if decl.no_value && !decl.mutable && body.only_task_writes(&decl.ident) {
+                    // Never saved (its `let` is dropped, so a save could name it where it
+                    // is not declared). Not `mut`: nothing changes it after its join (a
+                    // `let mut v;` may be changed by `v += 1`, which `only_task_writes` does
+                    // not count, so its field would miss the change).
+                    if p.unset.contains(l) {
+                        unset.insert(l);
+                    }
                     unsaved.insert(l);
                 }
             }
@@ -479,6 +524,7 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     // spawning paths (it has no value there), so the error would name generated code. (Not
     // when only task results write it: then no wait saves it, see `unsaved_results`.)
     let mut borrow_reported = BitSet::default();
+    let states = states_reaching(body);
     for (w, wait) in body.waits.iter().enumerate() {
         let Some(p) = &input[wait.node.0] else {
             continue;
@@ -525,6 +571,18 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                         span,
                         format!(
                             "`{}` is declared under `#[cfg(..)]` and is live across a taskwait!(): the code that keeps it across the join would name it where it is compiled out; compute it after the taskwait!(), or use `if cfg!(..)` in its value instead",
+                            name(l)
+                        ),
+                    );
+                }
+            }
+            if let Some((span, node)) = decl.closure {
+                if states[node.0] > 1 && !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` is a closure kept across a taskwait!(), and its definition runs both before and after a join (in a loop, or after a taskwait!() on some paths): each resumed copy of the code would make a closure of another type; define it after the taskwait!(), where it is used, or make it a `fn` item",
                             name(l)
                         ),
                     );

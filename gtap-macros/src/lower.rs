@@ -75,6 +75,10 @@ struct Lower<'a> {
     body: &'a Body,
     info: &'a LivenessInfo,
     fields: Vec<Field>,
+    /// The results declared by their spawn (`let a = task!(..)`) in the code emitted so far
+    /// for the current state: they have no local in it (their child writes their field), so
+    /// no wait after them in that code saves them.
+    spawned: std::cell::RefCell<BitSet>,
 }
 
 /// Lowers `block` (after [`crate::structure`], whose markers are `markers`).
@@ -141,6 +145,7 @@ pub(crate) fn lower(
         body,
         info,
         fields,
+        spawned: std::cell::RefCell::default(),
     };
     let joins = !body.waits.is_empty();
     let start = lw.start(&block);
@@ -291,6 +296,7 @@ impl Lower<'_> {
     }
 
     fn start(&self, block: &Block) -> TokenStream {
+        self.spawned.take();
         let pats = self.def.params.iter().map(|p| {
             let m = p.mutable.then(|| quote!(mut));
             let id = &p.ident;
@@ -312,6 +318,7 @@ impl Lower<'_> {
     }
 
     fn resume(&self, cx: &mut Ctxt, block: &Block, w: usize) -> TokenStream {
+        self.spawned.take();
         let wait = &self.body.waits[w];
         let code = self.resume_level(cx, block, w, 0);
         let restores = self.restores(&wait.visible[0], w, &code);
@@ -450,7 +457,8 @@ impl Lower<'_> {
     }
 
     /// Whether the resume code of wait `w`, at the construct on its path at `depth`, reaches
-    /// `node` (the code after the construct, or its loop's next iteration): by a path from the
+    /// `node` (the code after the construct, or its loop's next iteration): it is the wait's
+    /// own node, or there is a path from the
     /// wait that stays in the current iteration of every loop enclosing that construct (the
     /// next iterations of those are the mirrored `FULL` iterations, built on their own).
     /// Code the resume state cannot reach is not emitted: it may name locals that are neither
@@ -458,22 +466,81 @@ impl Lower<'_> {
     fn resumes_to(&self, w: usize, depth: usize, node: Option<NodeId>) -> bool {
         let wait = &self.body.waits[w];
         let outer: Vec<NodeId> = wait.headers[..depth].iter().flatten().copied().collect();
-        node.is_some_and(|n| self.body.reaches(wait.node, n, &outer))
+        // A construct whose last node is the wait itself (`unsafe { ..; taskwait!(); }`)
+        // goes on right after it.
+        node.is_some_and(|n| n == wait.node || self.body.reaches(wait.node, n, &outer))
     }
 
     fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
         let mut out = TokenStream::new();
-        for s in stmts {
+        for (i, s) in stmts.iter().enumerate() {
             match placeholder_id(s).and_then(|id| self.markers.get(id).map(|m| (id, m))) {
                 Some((id, Marker::Spawn(sp))) => out.extend(self.spawn(id, sp)),
                 Some((id, Marker::Wait(w))) => {
                     out.extend(self.wait(id, w));
                     return out;
                 }
-                None => out.extend(self.stmt(s)),
+                None => {
+                    out.extend(self.stmt(s));
+                    if self.always_waits(s) {
+                        // The statements after it are unreachable here (they run in the
+                        // resume states), but still type-checked: they may name results
+                        // joined inside it, which have no local in this state.
+                        let tail = self.stmts(&stmts[i + 1..]);
+                        out.extend(self.unreachable_results(&tail));
+                        out.extend(tail);
+                        return out;
+                    }
+                }
             }
         }
         out
+    }
+
+    /// For unreachable code `tail`: a local for each task result it names that the code
+    /// before it never declares (`let a = task!(..)` and `let v;` written only by tasks have
+    /// no local until a state restores them), read from its field, never executed.
+    fn unreachable_results(&self, tail: &TokenStream) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut done: Vec<&Ident> = Vec::new();
+        for f in self.fields.iter().rev() {
+            let decl = &self.body.locals[f.local.0];
+            let no_local = self.body.task_written(f.local)
+                || (decl.no_value && self.body.only_task_writes(&decl.ident));
+            if !no_local || done.contains(&&decl.ident) || !names(tail, &decl.ident) {
+                continue;
+            }
+            done.push(&decl.ident);
+            let (id, place) = (&decl.ident, self.place(f.local));
+            let m = decl.mutable.then(|| quote!(mut));
+            out.extend(quote!(
+                #[allow(unused_variables, reason = "for the unreachable code after a join")]
+                let #m #id = unsafe { #place };
+            ));
+        }
+        out
+    }
+
+    /// Whether every way through `s` that completes reaches a `taskwait!()` first: a wait, a
+    /// block (plain or `unsafe`) with such a statement, an `if`/`else` or a `match` whose
+    /// every branch is one. (A labelled block or a loop may be left by a `break`: not these.)
+    fn always_waits(&self, s: &Stmt) -> bool {
+        let block_waits = |b: &Block| b.stmts.iter().any(|s| self.always_waits(s));
+        let expr_waits = |e: &Expr| self.always_waits(&Stmt::Expr(e.clone(), None));
+        if let Some(id) = placeholder_id(s) {
+            return matches!(self.markers.get(id), Some(Marker::Wait(_)));
+        }
+        let Stmt::Expr(e, _) = s else { return false };
+        match e {
+            Expr::Block(b) => b.label.is_none() && block_waits(&b.block),
+            Expr::Unsafe(u) => block_waits(&u.block),
+            Expr::If(i) => {
+                block_waits(&i.then_branch)
+                    && i.else_branch.as_ref().is_some_and(|(_, e)| expr_waits(e))
+            }
+            Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| expr_waits(&a.body)),
+            _ => false,
+        }
     }
 
     fn stmt(&self, s: &Stmt) -> TokenStream {
@@ -578,6 +645,12 @@ impl Lower<'_> {
     }
 
     fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
+        if let (Some(l), Target::Let { .. }) = (
+            self.body.spawn_target.get(id).copied().flatten(),
+            &sp.target,
+        ) {
+            self.spawned.borrow_mut().insert(l);
+        }
         let f = &sp.func;
         let n = proc_macro2::Literal::usize_unsuffixed(sp.args.len());
         // `?` in an argument returns from the task, as anywhere in the body.
@@ -651,6 +724,11 @@ impl Lower<'_> {
             }
             if self.info.unsaved_results[wi].contains(l) {
                 // Its field holds its value already (see `Body::only_task_writes`).
+                continue;
+            }
+            if self.spawned.borrow().contains(l) {
+                // Declared by its spawn earlier in this state's code: no local here, and its
+                // child writes its field.
                 continue;
             }
             let id = &decl.ident;

@@ -1433,3 +1433,84 @@ fn names_left_of_not_equal() {
         }
     }
 }
+
+// Joins in a branch of an `if` while results are pending, a join inside an `unsafe` block with
+// the results it joins read after it, a mutable result changed between two joins, a `let`
+// result joined on some paths only inside a loop
+#[gtap::function]
+fn partial_joins(n: u64, o: Option<u64>) -> u64 {
+    let mut acc = 0u64;
+    let mut k = 0u64;
+    while k < 3 {
+        let s = task!(sq(n + k));
+        if (n + k) % 2 == 0 {
+            taskwait!();
+        }
+        taskwait!();
+        acc = acc.wrapping_add(s);
+        k += 1;
+    }
+    let a = task!(sq(acc % 50));
+    unsafe {
+        taskwait!();
+    }
+    let mut b: u64 = match o {
+        Some(v) => task!(sq(v)),
+        None => task!(seven()),
+    };
+    taskwait!();
+    b += 1;
+    taskwait!();
+    a + b + acc
+}
+
+fn seq_partial_joins(n: u64, o: Option<u64>) -> u64 {
+    let mut acc = 0u64;
+    for k in 0..3 {
+        acc = acc.wrapping_add((n + k) * (n + k));
+    }
+    let a = (acc % 50) * (acc % 50);
+    let b = o.map_or(7, |v| v * v) + 1;
+    a + b + acc
+}
+program!(PartialJoins = [partial_joins, sq, seven]);
+
+#[test]
+fn joins_on_some_paths_and_in_blocks() {
+    for n in [0u64, 1, 4] {
+        for o in [None, Some(3u64)] {
+            check::<PartialJoins, _>(partial_joins, (n, o), seq_partial_joins(n, o));
+        }
+    }
+}
+
+// A `move` closure defined after a join and kept across the next; one defined in a loop after
+// the join it uses
+#[gtap::function]
+fn closure_after_join(n: u64) -> u64 {
+    let a = task!(sq(n));
+    taskwait!();
+    let scale = move |v: u64| v.wrapping_mul(a);
+    let b = task!(sq(n + 1));
+    taskwait!();
+    let mut acc = scale(b);
+    for i in 0..n.min(5) {
+        let r = task!(sq(i));
+        taskwait!();
+        let shift = move |v: u64| v + i;
+        acc = acc.wrapping_add(shift(r));
+    }
+    acc
+}
+program!(ClosureAfterJoin = [closure_after_join, sq]);
+
+#[test]
+fn closures_defined_after_joins() {
+    for n in [0u64, 2, 9] {
+        let mut acc = ((n + 1) * (n + 1)).wrapping_mul(n * n);
+        for i in 0..n.min(5) {
+            acc = acc.wrapping_add(i * i + i);
+        }
+        check::<ClosureAfterJoin, _>(closure_after_join, (n,), acc);
+    }
+}
