@@ -20,7 +20,7 @@ use crate::{
     diag::Ctxt,
     markers::{Marker, Target},
     structure::placeholder_id,
-    tokens::scan_idents,
+    tokens::{cfg_attr_span, scan_idents},
 };
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
@@ -53,9 +53,18 @@ pub(crate) struct LocalDecl {
     pub(crate) whole_spawn: bool,
     /// Declared without a value (`let x: T;`).
     pub(crate) no_value: bool,
+    /// Declared by its spawn, `let x = task!(..)`: dead before it (the spawn kills it).
+    pub(crate) declared_by_spawn: bool,
+    /// Bound to a closure (`let f = |..| ..`): where, and the node that binds it. Every
+    /// closure expression has its own type, so one kept across a wait must be defined in the
+    /// code of one state only.
+    pub(crate) closure: Option<(Span, NodeId)>,
     /// Bound to a closure that borrows its captures (`let f = |..| ..` naming a local, no
     /// `move`): where.
     pub(crate) borrowing_closure: Option<Span>,
+    /// Declared by a statement under `#[cfg]`/`#[cfg_attr]`: where. Such a local may not be
+    /// live across a wait (the save and restore would name it where it is compiled out).
+    pub(crate) cfg: Option<Span>,
 }
 
 /// What a node does besides its uses and defs.
@@ -161,6 +170,47 @@ impl Body {
                 });
             }
         }
+    }
+
+    /// Whether every local named `name` declared without a value (`let v;`, there is at least
+    /// one) is written only by whole task results, never by `v = e`: its `let` is dropped
+    /// from the code (the children write its field, and the local is restored from it). When
+    /// it is not `mut` either, nothing changes it after its join, so its field always holds
+    /// its value once it has one and no wait needs to save it (`v += 1` is not a def here).
+    pub(crate) fn only_task_writes(&self, name: &Ident) -> bool {
+        let mut same = self
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.ident == *name && d.no_value)
+            .peekable();
+        same.peek().is_some()
+            && same.all(|(i, d)| {
+                let defs = self
+                    .nodes
+                    .iter()
+                    .flat_map(|n| &n.defs)
+                    .filter(|(l, _)| l.0 == i)
+                    .count();
+                // The declaration itself is the one def.
+                d.whole_spawn && !d.place_spawn && defs == 1
+            })
+    }
+
+    /// Whether only whole task results write local `l` (no `l = e`), which `let l =
+    /// task!(..)` or `let l;` declares (not a parameter): until its first join it has no
+    /// local in the generated code, only its field.
+    pub(crate) fn task_written(&self, l: LocalId) -> bool {
+        let d = &self.locals[l.0];
+        let defs = self
+            .nodes
+            .iter()
+            .flat_map(|n| &n.defs)
+            .filter(|(x, _)| *x == l)
+            .count();
+        // `let l;` is one def; `let l = task!(..)` declares it at the spawn, no def.
+        let declared = (d.no_value && defs == 1) || (d.declared_by_spawn && defs == 0);
+        d.param.is_none() && d.whole_spawn && !d.place_spawn && declared
     }
 
     /// Whether a path of at least one edge leads from `from` to `to` without entering a node
@@ -279,7 +329,10 @@ impl Builder<'_> {
             place_spawn: false,
             whole_spawn: false,
             no_value: false,
+            declared_by_spawn: false,
+            closure: None,
             borrowing_closure: None,
+            cfg: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -306,15 +359,22 @@ impl Builder<'_> {
         out
     }
 
-    /// Declares the bindings of `pat` and returns them as defs.
-    fn bind(&mut self, pat: &Pat, borrow_init: Option<Span>) -> Vec<(LocalId, Span)> {
+    /// Declares the bindings of `pat` and returns them as defs; `borrowed` when the value it
+    /// matches is a borrow, `irrefutable` for a `let` without `else` or a `for` (see
+    /// [`bindings`]).
+    fn bind(
+        &mut self,
+        pat: &Pat,
+        borrowed: Option<Span>,
+        irrefutable: bool,
+    ) -> Vec<(LocalId, Span)> {
         let mut found = Vec::new();
-        bindings(pat, &mut found);
+        bindings(pat, borrowed, irrefutable, &mut found);
         found
             .into_iter()
-            .map(|(ident, mutable, by_ref)| {
+            .map(|(ident, mutable, borrow)| {
                 let span = ident.span();
-                let id = self.declare(ident, mutable, by_ref.or(borrow_init));
+                let id = self.declare(ident, mutable, borrow);
                 (id, span)
             })
             .collect()
@@ -335,7 +395,7 @@ impl Builder<'_> {
                 break;
             }
             let first_wait = self.body.waits.len();
-            self.stmt(stmt);
+            self.stmt_maybe_compiled_out(stmt);
             let (level, cur) = (self.path.len() - 1, self.cur);
             for w in &mut self.body.waits[first_wait..] {
                 w.after[level] = cur;
@@ -346,6 +406,25 @@ impl Builder<'_> {
         if self.cur.is_some() && !ended.is_empty() {
             let n = self.push(NodeKind::Eval, Vec::new());
             self.body.nodes[n.0].scope_end = ended;
+        }
+    }
+
+    /// A statement under `#[cfg]` or `#[cfg_attr]` may be compiled out (the structure pass
+    /// rejects one that holds a marker): what it assigns may not happen, so control may also
+    /// go around it; the locals it declares are marked, see [`LocalDecl::cfg`].
+    fn stmt_maybe_compiled_out(&mut self, stmt: &Stmt) {
+        let Some(cfg) = cfg_attr_span(stmt) else {
+            self.stmt(stmt);
+            return;
+        };
+        let (before, first_local) = (self.cur, self.body.locals.len());
+        self.stmt(stmt);
+        for l in &mut self.body.locals[first_local..] {
+            l.cfg = Some(cfg);
+        }
+        if !matches!(stmt, Stmt::Local(_) | Stmt::Item(_)) {
+            let after = self.cur;
+            self.join(vec![before, after]);
         }
     }
 
@@ -362,9 +441,7 @@ impl Builder<'_> {
                 let mut borrow = None;
                 if let Some(init) = &local.init {
                     uses = self.uses_of(&init.expr);
-                    if let Expr::Reference(r) = &*init.expr {
-                        borrow = Some(r.and_token.span);
-                    }
+                    borrow = borrow_of(&init.expr);
                     if let Some((_, e)) = &init.diverge {
                         uses.extend(self.uses_of(e));
                     }
@@ -378,7 +455,9 @@ impl Builder<'_> {
                         self.control_edges(n, e);
                     }
                 }
-                let defs = self.bind(&local.pat, borrow);
+                // A `let` without `else` cannot be refutable: every name in it binds.
+                let irrefutable = local.init.as_ref().is_none_or(|i| i.diverge.is_none());
+                let defs = self.bind(&local.pat, borrow, irrefutable);
                 if local.init.is_none() {
                     for (l, _) in &defs {
                         self.body.locals[l.0].no_value = true;
@@ -386,6 +465,9 @@ impl Builder<'_> {
                 }
                 if let Some(init) = &local.init {
                     if let Expr::Closure(c) = &*init.expr {
+                        for (l, _) in &defs {
+                            self.body.locals[l.0].closure = Some((c.or1_token.span, n));
+                        }
                         if c.capture.is_none() && captures {
                             for (l, _) in &defs {
                                 self.body.locals[l.0].borrowing_closure = Some(c.or1_token.span);
@@ -423,8 +505,10 @@ impl Builder<'_> {
                 }
                 let target = match &s.target {
                     Target::Detached => None,
-                    Target::Let { ident, mutable } => {
-                        Some(self.declare(ident.clone(), *mutable, None))
+                    Target::Let { ident, mutable, .. } => {
+                        let l = self.declare(ident.clone(), *mutable, None);
+                        self.body.locals[l.0].declared_by_spawn = true;
+                        Some(l)
                     }
                     Target::Assign { ident } | Target::Place { root: ident, .. } => {
                         match self.resolve(ident) {
@@ -601,15 +685,15 @@ impl Builder<'_> {
         match e {
             Expr::If(i) => {
                 let (cond_uses, pat) = match &*i.cond {
-                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some((&*l.pat, borrow_of(&l.expr)))),
                     c => (self.uses_of(c), None),
                 };
                 let c = self.push(NodeKind::Eval, cond_uses);
                 self.control_edges(c, &i.cond);
                 self.set_step(PathStep::Then);
                 self.block(&i.then_branch, |b| {
-                    if let Some(p) = pat {
-                        let defs = b.bind(p, None);
+                    if let Some((p, borrowed)) = pat {
+                        let defs = b.bind(p, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -631,11 +715,12 @@ impl Builder<'_> {
                 let uses = self.uses_of(&m.expr);
                 let s = self.push(NodeKind::Eval, uses);
                 self.control_edges(s, &m.expr);
+                let borrowed = borrow_of(&m.expr);
                 let mut ends = Vec::new();
                 for (k, arm) in m.arms.iter().enumerate() {
                     self.cur = Some(s);
                     let prelude = |b: &mut Self| {
-                        let defs = b.bind(&arm.pat, None);
+                        let defs = b.bind(&arm.pat, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                         if let Some((_, g)) = &arm.guard {
@@ -665,15 +750,15 @@ impl Builder<'_> {
             }
             Expr::While(w) => {
                 let (uses, pat) = match &*w.cond {
-                    Expr::Let(l) => (self.uses_of(&l.expr), Some(&*l.pat)),
+                    Expr::Let(l) => (self.uses_of(&l.expr), Some((&*l.pat, borrow_of(&l.expr)))),
                     c => (self.uses_of(c), None),
                 };
                 let header = self.push(NodeKind::Eval, uses);
                 let exit = self.new_node(NodeKind::Eval);
                 self.link(header, exit);
                 self.loop_body(w.label.as_ref(), header, exit, &w.body, |b| {
-                    if let Some(p) = pat {
-                        let defs = b.bind(p, None);
+                    if let Some((p, borrowed)) = pat {
+                        let defs = b.bind(p, borrowed, false);
                         let n = b.push(NodeKind::Eval, Vec::new());
                         b.body.nodes[n.0].defs = defs;
                     }
@@ -685,7 +770,7 @@ impl Builder<'_> {
                 let exit = self.new_node(NodeKind::Eval);
                 self.link(header, exit);
                 self.loop_body(f.label.as_ref(), header, exit, &f.body, |b| {
-                    let defs = b.bind(&f.pat, None);
+                    let defs = b.bind(&f.pat, None, true);
                     let n = b.push(NodeKind::Eval, Vec::new());
                     b.body.nodes[n.0].defs = defs;
                 });
@@ -789,38 +874,68 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
     block_at(child, inner)
 }
 
-/// The bindings of a pattern: (name, `mut`, where it borrows for `ref` bindings).
+/// The bindings of a pattern: (name, `mut`, where it borrows).
 ///
-/// An identifier pattern that starts with an uppercase letter is taken for a constant or a
-/// unit variant (`None`), as rustc's lint convention has it.
-fn bindings(pat: &Pat, out: &mut Vec<(Ident, bool, Option<Span>)>) {
+/// A binding borrows when it is `ref`, or when the pattern matches a borrow (`borrowed`, the
+/// span of the `&` of `match &o`, `if let Some(k) = &o`, `let (a, b) = &p`): then Rust binds
+/// by reference (default binding modes), up to a `&` pattern, inside which it binds by value
+/// again (`Some(&k)`). In a refutable pattern (`match`, `if let`, `let .. else`), an identifier
+/// pattern that starts with an uppercase letter is taken for a constant or a unit variant
+/// (`None`), as rustc's lint convention has it; in an `irrefutable` one (`let N = ..;`) it binds.
+fn bindings(
+    pat: &Pat,
+    borrowed: Option<Span>,
+    irrefutable: bool,
+    out: &mut Vec<(Ident, bool, Option<Span>)>,
+) {
+    let mut inner = |p: &Pat| bindings(p, borrowed, irrefutable, out);
     match pat {
         Pat::Ident(pi) => {
-            let upper = pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
+            let upper =
+                !irrefutable && pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
             if !(upper && pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none()) {
                 out.push((
                     pi.ident.clone(),
                     pi.mutability.is_some(),
-                    pi.by_ref.map(|r| r.span),
+                    pi.by_ref.map(|r| r.span).or(borrowed),
                 ));
             }
             if let Some((_, sub)) = &pi.subpat {
-                bindings(sub, out);
+                bindings(sub, borrowed, irrefutable, out);
             }
         }
         Pat::Or(o) => {
             if let Some(first) = o.cases.first() {
-                bindings(first, out);
+                inner(first);
             }
         }
-        Pat::Paren(p) => bindings(&p.pat, out),
-        Pat::Reference(r) => bindings(&r.pat, out),
-        Pat::Slice(s) => s.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| bindings(&f.pat, out)),
-        Pat::Tuple(t) => t.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bindings(p, out)),
-        Pat::Type(t) => bindings(&t.pat, out),
+        Pat::Paren(p) => inner(&p.pat),
+        Pat::Reference(r) => bindings(&r.pat, None, irrefutable, out),
+        Pat::Slice(s) => s.elems.iter().for_each(inner),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| inner(&f.pat)),
+        Pat::Tuple(t) => t.elems.iter().for_each(inner),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(inner),
+        Pat::Type(t) => inner(&t.pat),
         _ => {}
+    }
+}
+
+/// Where `e`, a value that a pattern matches, is a borrow: `&x`, `&mut x` (parenthesized or
+/// not), or a call of `as_ref`, `as_mut`, `as_deref`, `as_deref_mut` (`match o.as_ref()`).
+/// Other borrows (a method that returns a reference) are not seen: rustc reports those.
+fn borrow_of(e: &Expr) -> Option<Span> {
+    match e {
+        Expr::Paren(p) => borrow_of(&p.expr),
+        Expr::Reference(r) => Some(r.and_token.span),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["as_ref", "as_mut", "as_deref", "as_deref_mut"]
+                    .iter()
+                    .any(|n| m.method == n) =>
+        {
+            Some(m.method.span())
+        }
+        _ => None,
     }
 }
 

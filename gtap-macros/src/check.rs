@@ -3,12 +3,16 @@
 //! in expression position), and rejects the `?` operator inside another macro's arguments,
 //! where the lowering cannot turn it into the task's early return. It also rejects a plain
 //! call of the function's own name (`fib(n - 1)` in `fib`): that name is the task's handle.
+//! For the same reason a binding may not take the name of a handle in scope (the function's
+//! own, or a callee spawned by a one-segment path): `let sq = task!(sq(x));` would match the
+//! unit struct `sq` instead of binding a local.
 //!
 //! Like async-trait's visitors, it does not lower anything inside closures, async blocks and
 //! nested items; it only looks there for markers.
 
 use crate::{
     diag::Ctxt,
+    markers::{Marker, Target},
     tokens::{find_marker, find_question, marker_kind, MarkerKind, PLACEHOLDER},
 };
 use proc_macro2::Ident;
@@ -27,17 +31,48 @@ struct Checker<'a> {
     at: Where,
     /// The task function's name.
     name: &'a Ident,
+    /// The task handles a binding could clash with: `name` and the one-segment callees.
+    handles: Vec<&'a Ident>,
 }
 
-/// Reports every misplaced marker, every `?` in another macro's arguments and every plain
-/// call of `name` (the task function's own) in `body`.
-pub(crate) fn check_body(cx: &mut Ctxt, body: &syn::Block, name: &Ident) {
-    Checker {
+/// Reports every misplaced marker, every `?` in another macro's arguments, every plain call of
+/// `name` (the task function's own) in `body`, and every parameter or binding named like a
+/// task handle (`name` or a one-segment `callee`).
+pub(crate) fn check_body(
+    cx: &mut Ctxt,
+    body: &syn::Block,
+    name: &Ident,
+    params: &[&Ident],
+    markers: &[Marker],
+) {
+    let spawns = || {
+        markers.iter().filter_map(|m| match m {
+            Marker::Spawn(s) => Some(s),
+            Marker::Wait(_) => None,
+        })
+    };
+    let mut handles = vec![name];
+    for id in spawns().filter_map(|s| s.func.path.get_ident()) {
+        if !handles.contains(&id) {
+            handles.push(id);
+        }
+    }
+    let mut checker = Checker {
         cx,
         at: Where::Body,
         name,
+        handles,
+    };
+    for p in params {
+        checker.binding(p);
     }
-    .visit_block(body);
+    // `let x = task!(..)`: the structure pass took the `let` out of the body.
+    for s in spawns() {
+        if let Target::Let { ident, .. } = &s.target {
+            checker.binding(ident);
+        }
+    }
+    checker.visit_block(body);
 }
 
 fn message(kind: MarkerKind, at: Where) -> String {
@@ -56,6 +91,18 @@ fn message(kind: MarkerKind, at: Where) -> String {
 }
 
 impl Checker<'_> {
+    /// Reports a binding that takes a task handle's name.
+    fn binding(&mut self, id: &Ident) {
+        if self.handles.contains(&id) {
+            self.cx.error_spanned_by(
+                id,
+                format!(
+                    "`{id}` names a task function in scope (its handle, a unit struct), so a binding of that name would match the handle instead of binding a value: name it differently, e.g. `{id}_v`"
+                ),
+            );
+        }
+    }
+
     fn within(&mut self, at: Where, f: impl FnOnce(&mut Self)) {
         let saved = self.at;
         self.at = at;
@@ -82,6 +129,14 @@ impl<'ast> Visit<'ast> for Checker<'_> {
             }
         }
         visit::visit_expr_call(self, call);
+    }
+
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        // A nested item has its own scope, which may shadow the handle.
+        if self.at != Where::Item {
+            self.binding(&p.ident);
+        }
+        visit::visit_pat_ident(self, p);
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {

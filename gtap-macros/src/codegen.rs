@@ -128,6 +128,13 @@ pub(crate) fn items(
     };
     let phantom = generic::frame_phantom(def);
     let body = &sm.body;
+    // The user's `allow`/`warn`/`deny` on the function reach its body, now the step.
+    // (`expect` stays on the marker alone: a second copy could go unfulfilled.)
+    let body_lints = def.attrs.iter().filter(|a| {
+        ["allow", "warn", "deny"]
+            .iter()
+            .any(|n| a.path().is_ident(n))
+    });
     let arity = arity(def);
     let args = arg_types(def);
     let out = output(def);
@@ -171,6 +178,7 @@ pub(crate) fn items(
                 clippy::all,
                 reason = "each resume state re-binds locals and repeats the code after it"
             )]
+            #(#body_lints)*
             // On the GPU the step is inlined into the worker's loop: as a call, its context
             // (and the worker state it points to) would live in local memory.
             #[cfg_attr(target_arch = "nvptx64", inline(always))]

@@ -30,7 +30,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     uniform::check(&mut cx, &def.body, args.block);
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
-    check::check_body(&mut cx, &structured.body, &def.ident);
+    let param_names: Vec<_> = def.params.iter().map(|p| &p.ident).collect();
+    check::check_body(
+        &mut cx,
+        &structured.body,
+        &def.ident,
+        &param_names,
+        &structured.markers,
+    );
     let params: Vec<_> = def
         .params
         .iter()

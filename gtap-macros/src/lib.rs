@@ -22,6 +22,7 @@ mod lower;
 mod markers;
 mod parse;
 mod structure;
+mod tails;
 mod tokens;
 mod uniform;
 

@@ -89,12 +89,23 @@ pub(crate) struct LivenessInfo {
     pub(crate) mentioned_after: Vec<BitSet>,
     /// Locals read on some path after each wait before their scope ends.
     pub(crate) read_after: Vec<BitSet>,
+    /// Live task results that no wait saves, because their task-data field holds their
+    /// value: those declared without a value, not `mut`, and written only by tasks (`let v;`,
+    /// `let v = if c { task!(..) } else { .. }`, see [`Body::only_task_writes`]).
+    pub(crate) unsaved_results: Vec<BitSet>,
+    /// Of those, the ones not spawned yet on some path at each wait: they have no value there,
+    /// so the code after the wait reads them only after a later join, and their resume state
+    /// does not restore them (the field would be read before any child wrote it).
+    pub(crate) unset_results: Vec<BitSet>,
 }
 
 #[derive(Clone)]
 struct Pending {
     may: BitSet,
     must: BitSet,
+    /// Locals that only task results write ([`Body::only_task_writes`]), declared and not yet
+    /// spawned into on some path: they have no value there.
+    unset: BitSet,
 }
 
 /// Runs both analyses and reports the dataflow errors.
@@ -106,18 +117,29 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         input[0] = Some(Pending {
             may: BitSet::default(),
             must: BitSet::default(),
+            unset: BitSet::default(),
         });
     }
+    let only_task_writes: Vec<bool> = body
+        .locals
+        .iter()
+        .map(|d| d.no_value && !d.mutable && body.only_task_writes(&d.ident))
+        .collect();
     let transfer = |k: usize, p: &Pending| -> Pending {
         let node = &body.nodes[k];
         let mut out = p.clone();
         for (d, _) in &node.defs {
             out.may.remove(*d);
             out.must.remove(*d);
+            // Its one def is its declaration.
+            if only_task_writes[d.0] {
+                out.unset.insert(*d);
+            }
         }
         for l in &node.scope_end {
             out.may.remove(*l);
             out.must.remove(*l);
+            out.unset.remove(*l);
         }
         match node.kind {
             NodeKind::Spawn {
@@ -125,6 +147,7 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             } => {
                 out.may.insert(t);
                 out.must.insert(t);
+                out.unset.remove(t);
             }
             NodeKind::Wait { .. } => {
                 out.may = BitSet::default();
@@ -134,36 +157,44 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         }
         out
     };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for k in 0..n {
-            let Some(p) = input[k].clone() else { continue };
-            let out = transfer(k, &p);
-            for s in &body.nodes[k].succs {
-                let merged = match &input[s.0] {
-                    None => out.clone(),
-                    Some(old) => {
-                        let mut m = old.clone();
-                        m.may.union_with(&out.may);
-                        m.must.intersect_with(&out.must);
-                        m
+    // Forward to a fixed point from what `input` holds.
+    let fixpoint = |input: &mut Vec<Option<Pending>>| {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for k in 0..n {
+                let Some(p) = input[k].clone() else { continue };
+                let out = transfer(k, &p);
+                for s in &body.nodes[k].succs {
+                    let merged = match &input[s.0] {
+                        None => out.clone(),
+                        Some(old) => {
+                            let mut m = old.clone();
+                            m.may.union_with(&out.may);
+                            m.must.intersect_with(&out.must);
+                            m.unset.union_with(&out.unset);
+                            m
+                        }
+                    };
+                    let merged = Pending {
+                        may: merged.may.normalized(),
+                        must: merged.must.normalized(),
+                        unset: merged.unset.normalized(),
+                    };
+                    let differs = input[s.0].as_ref().is_none_or(|old| {
+                        old.may != merged.may
+                            || old.must != merged.must
+                            || old.unset != merged.unset
+                    });
+                    if differs {
+                        input[s.0] = Some(merged);
+                        changed = true;
                     }
-                };
-                let merged = Pending {
-                    may: merged.may.normalized(),
-                    must: merged.must.normalized(),
-                };
-                let differs = input[s.0]
-                    .as_ref()
-                    .is_none_or(|old| old.may != merged.may || old.must != merged.must);
-                if differs {
-                    input[s.0] = Some(merged);
-                    changed = true;
                 }
             }
         }
-    }
+    };
+    fixpoint(&mut input);
     // The results a wait joins whole: surely pending there, and not place roots (a local
     // that receives results into its elements keeps its other elements: it is saved and
     // restored like any live local, the children write into its saved copy).
@@ -201,6 +232,15 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             if let NodeKind::Wait { .. } = node.kind {
                 for j in must_at(k).iter() {
                     l.remove(j);
+                }
+            }
+            // `let x = task!(..)` declares `x`: no earlier use can read this one.
+            if let NodeKind::Spawn {
+                target: Some(t), ..
+            } = node.kind
+            {
+                if body.locals[t.0].declared_by_spawn {
+                    l.remove(t);
                 }
             }
             for (u, _) in &node.uses {
@@ -275,9 +315,83 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             .map(|w| live_out_of(&live_in, w.node.0).normalized())
             .collect(),
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
+        unsaved_results: Vec::new(),
+        unset_results: Vec::new(),
     };
     let info = keep_loop_outer(body, info);
+    let info = unsaved_results(body, &input, info);
     report(cx, body, &input, &info);
+    info
+}
+
+/// Per node, in how many states' code it is emitted: the states start at the entry and after
+/// each wait, and run until the next wait.
+fn states_reaching(body: &Body) -> Vec<usize> {
+    let n = body.nodes.len();
+    let mut count = vec![0usize; n];
+    let starts = std::iter::once(None).chain(body.waits.iter().map(|w| Some(w.node.0)));
+    for start in starts {
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = match start {
+            None if n > 0 => vec![0],
+            None => Vec::new(),
+            Some(w) => body.nodes[w].succs.iter().map(|s| s.0).collect(),
+        };
+        while let Some(k) = stack.pop() {
+            if seen[k] {
+                continue;
+            }
+            seen[k] = true;
+            count[k] += 1;
+            if !matches!(body.nodes[k].kind, NodeKind::Wait { .. }) {
+                stack.extend(body.nodes[k].succs.iter().map(|s| s.0));
+            }
+        }
+    }
+    count
+}
+
+/// The local that hides `l` at `wait`: declared after it with the same name in a scope around
+/// the wait (a nested block's `let a` over an outer `a`). The wait's save of `l` would name
+/// that one instead, so a live `l` hidden there is an error. (A local shadowed in its own
+/// scope is never live: nothing can name it any more.)
+fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<LocalId> {
+    let ident = &body.locals[l.0].ident;
+    wait.visible
+        .iter()
+        .flatten()
+        .copied()
+        .find(|m| m.0 > l.0 && body.locals[m.0].ident == *ident)
+}
+
+/// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write,
+/// pending at a wait on some paths only. Rust would refuse the wait's save on the paths where
+/// the result is pending (the local has no value there), and the save is not needed: the
+/// local's task-data field holds its value on every path.
+fn unsaved_results(body: &Body, input: &[Option<Pending>], mut info: LivenessInfo) -> LivenessInfo {
+    for (w, wait) in body.waits.iter().enumerate() {
+        let (mut unsaved, mut unset) = (BitSet::default(), BitSet::default());
+        if let Some(p) = &input[wait.node.0] {
+            for l in info.live_after[w].iter() {
+                let decl = &body.locals[l.0];
+                if info.joined[w].contains(l) {
+                    continue;
+                }
+                if decl.no_value && !decl.mutable && body.only_task_writes(&decl.ident) {
+                    // Never saved (its `let` is dropped, so a save could name it where it
+                    // is not declared). Not `mut`: nothing changes it after its join (a
+                    // `let mut v;` may be changed by `v += 1`, which `only_task_writes` does
+                    // not count, so its field would miss the change).
+                    if p.unset.contains(l) {
+                        unset.insert(l);
+                    }
+                    unsaved.insert(l);
+                }
+            }
+        }
+        info.unsaved_results.push(unsaved.normalized());
+        info.unset_results.push(unset.normalized());
+    }
     info
 }
 
@@ -320,6 +434,7 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     let name = |l: LocalId| body.locals[l.0].ident.to_string();
     let mut reported = BitSet::default();
     let mut never_joined = BitSet::default();
+    let mut pending_at_return = BitSet::default();
     for (k, node) in body.nodes.iter().enumerate() {
         let Some(p) = &input[k] else { continue };
         for (u, span) in &node.uses {
@@ -369,7 +484,10 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                     );
                 }
             }
-            NodeKind::Return => never_joined.union_with(&p.may),
+            NodeKind::Return => {
+                never_joined.union_with(&p.may);
+                pending_at_return.union_with(&p.may);
+            }
             _ => {}
         }
         for l in &node.scope_end {
@@ -383,13 +501,18 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             continue;
         }
         if let Some(span) = body.locals[l.0].spawn_span {
-            cx.error_at(
-                span,
+            let msg = if pending_at_return.contains(l) {
+                format!(
+                    "the result `{}` of this task!(..) is still pending where the task returns (a `return`, a `?`, also in a later task!(..)'s arguments, or the end of the body), before a taskwait!() joins it: add taskwait!() before that point, move an early exit before this task!(..), or write `task!(..);` without `let` to detach the task",
+                    name(l)
+                )
+            } else {
                 format!(
                     "the result `{}` of this task!(..) is never joined: add taskwait!() before it goes out of scope, or write `task!(..);` without `let` to detach the task",
                     name(l)
-                ),
-            );
+                )
+            };
+            cx.error_at(span, msg);
         }
     }
     // Values live across a wait that hold a borrow. (A result pending on only some paths,
@@ -398,8 +521,10 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
     // after that, overwrites it on the paths that spawned; see the `Context` contract.)
     // A local declared without a value (`let x: T;`) that a task!(..) fills on only some
     // paths to a wait: the wait saves it like any live local, which Rust refuses on the
-    // spawning paths (it has no value there), so the error would name generated code.
+    // spawning paths (it has no value there), so the error would name generated code. (Not
+    // when only task results write it: then no wait saves it, see `unsaved_results`.)
     let mut borrow_reported = BitSet::default();
+    let states = states_reaching(body);
     for (w, wait) in body.waits.iter().enumerate() {
         let Some(p) = &input[wait.node.0] else {
             continue;
@@ -409,7 +534,11 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                 continue;
             }
             let decl = &body.locals[l.0];
-            if decl.no_value && p.may.contains(l) && !reported.contains(l) {
+            if decl.no_value
+                && p.may.contains(l)
+                && !info.unsaved_results[w].contains(l)
+                && !reported.contains(l)
+            {
                 reported.insert(l);
                 cx.error_at(
                     decl.spawn_span.unwrap_or(decl.ident.span()),
@@ -419,6 +548,45 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                         name(l)
                     ),
                 );
+            }
+            if let Some(hider) = hidden_at(body, wait, l) {
+                let saved =
+                    (decl.param.is_none() || decl.mutable) && !info.unsaved_results[w].contains(l);
+                if saved && !reported.contains(l) {
+                    reported.insert(l);
+                    cx.error_at(
+                        body.locals[hider.0].ident.span(),
+                        format!(
+                            "this `{}` hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and the macro saves locals by their names: rename one of them",
+                            name(l),
+                            name(l)
+                        ),
+                    );
+                }
+            }
+            if let Some(span) = decl.cfg {
+                if !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` is declared under `#[cfg(..)]` and is live across a taskwait!(): the code that keeps it across the join would name it where it is compiled out; compute it after the taskwait!(), or use `if cfg!(..)` in its value instead",
+                            name(l)
+                        ),
+                    );
+                }
+            }
+            if let Some((span, node)) = decl.closure {
+                if states[node.0] > 1 && !borrow_reported.contains(l) {
+                    borrow_reported.insert(l);
+                    cx.error_at(
+                        span,
+                        format!(
+                            "`{}` is a closure kept across a taskwait!(), and its definition runs both before and after a join (in a loop, or after a taskwait!() on some paths): each resumed copy of the code would make a closure of another type; define it after the taskwait!(), where it is used, or make it a `fn` item",
+                            name(l)
+                        ),
+                    );
+                }
             }
             if let Some(span) = decl.borrowing_closure {
                 if !borrow_reported.contains(l) {

@@ -40,11 +40,11 @@ use crate::{
     markers::{Marker, Spawn, Target, Wait},
     parse::TaskFnDef,
     structure::placeholder_id,
-    tokens::{contains_marker, TYPED},
+    tokens::{contains_marker, scan_idents, TYPED},
 };
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-use syn::{visit_mut::VisitMut, Block, Expr, Stmt};
+use syn::{spanned::Spanned, visit_mut::VisitMut, Block, Expr, Stmt};
 
 /// A field of the task-data struct holding a local.
 pub(crate) struct Field {
@@ -75,6 +75,10 @@ struct Lower<'a> {
     body: &'a Body,
     info: &'a LivenessInfo,
     fields: Vec<Field>,
+    /// The results declared by their spawn (`let a = task!(..)`) in the code emitted so far
+    /// for the current state: they have no local in it (their child writes their field), so
+    /// no wait after them in that code saves them.
+    spawned: std::cell::RefCell<BitSet>,
 }
 
 /// Lowers `block` (after [`crate::structure`], whose markers are `markers`).
@@ -116,7 +120,12 @@ pub(crate) fn lower(
         if decl.param.is_some() {
             continue;
         }
+        // A raw identifier (`r#match`) names its field without the `r#`, which a keyword
+        // could not take as a field name.
         let base = decl.ident.to_string();
+        let base = base
+            .strip_prefix("r#")
+            .map_or(base.clone(), |b| format!("__gtap_raw_{b}"));
         let mut name = base.clone();
         let mut k = 1;
         while name == "args" || fields.iter().any(|f| f.name == name) {
@@ -136,6 +145,7 @@ pub(crate) fn lower(
         body,
         info,
         fields,
+        spawned: std::cell::RefCell::default(),
     };
     let joins = !body.waits.is_empty();
     let start = lw.start(&block);
@@ -286,6 +296,7 @@ impl Lower<'_> {
     }
 
     fn start(&self, block: &Block) -> TokenStream {
+        self.spawned.take();
         let pats = self.def.params.iter().map(|p| {
             let m = p.mutable.then(|| quote!(mut));
             let id = &p.ident;
@@ -307,9 +318,10 @@ impl Lower<'_> {
     }
 
     fn resume(&self, cx: &mut Ctxt, block: &Block, w: usize) -> TokenStream {
+        self.spawned.take();
         let wait = &self.body.waits[w];
-        let restores = self.restores(&wait.visible[0], w);
         let code = self.resume_level(cx, block, w, 0);
+        let restores = self.restores(&wait.visible[0], w, &code);
         let end = self.unit_end();
         quote! {
             #restores
@@ -318,7 +330,8 @@ impl Lower<'_> {
         }
     }
 
-    fn restores(&self, visible: &[LocalId], w: usize) -> TokenStream {
+    /// The restores of the locals of one level, before `after`, the code that follows them.
+    fn restores(&self, visible: &[LocalId], w: usize, after: &TokenStream) -> TokenStream {
         let live = &self.info.live_after[w];
         let mentioned = &self.info.mentioned_after[w];
         let mut out = TokenStream::new();
@@ -326,16 +339,29 @@ impl Lower<'_> {
             let decl = &self.body.locals[l.0];
             let m = decl.mutable.then(|| quote!(mut));
             let id = &decl.ident;
+            if self.info.unset_results[w].contains(*l) {
+                // No value yet on some path: read again only after its next join, whose state
+                // restores it.
+                continue;
+            }
             if live.contains(*l) {
                 let place = self.place(*l);
                 // A parameter is live to the end (it is read from the arguments, never
                 // saved), also in a state that reaches only the next wait.
-                let allow = decl.param.is_some().then(
+                // So is a result that a later wait does not save (its field keeps it).
+                let unsaved = decl.param.is_some()
+                    || self.info.unsaved_results.iter().any(|u| u.contains(*l));
+                let allow = unsaved.then(
                     || quote!(#[allow(unused_variables, reason = "read after a later join")]),
                 );
                 out.extend(quote!(#allow let #m #id = unsafe { #place };));
-            } else if mentioned.contains(*l) {
-                // Written before it is read again: declared here, assigned by the code after.
+            } else if mentioned.contains(*l)
+                && !(decl.no_value && self.body.only_task_writes(id))
+                && names(after, id)
+            {
+                // Written before it is read again: declared here, assigned by the code after
+                // (not when only spawns write it: they write its field; not when this state's
+                // code does not name it, before the next wait: rustc could not type it).
                 out.extend(quote!(let #m #id;));
             }
         }
@@ -344,7 +370,7 @@ impl Lower<'_> {
 
     fn resume_level(&self, cx: &mut Ctxt, block: &Block, w: usize, depth: usize) -> TokenStream {
         let wait = &self.body.waits[w];
-        let restores = self.restores(&wait.visible[depth + 1], w);
+        let visible = &wait.visible[depth + 1];
         let Some(&(idx, step)) = wait.path.get(depth) else {
             return TokenStream::new();
         };
@@ -358,6 +384,7 @@ impl Lower<'_> {
             .collect();
         if step == PathStep::Wait {
             let rest = self.stmts(rest_stmts);
+            let restores = self.restores(visible, w, &rest);
             return quote!(#items #restores #rest);
         }
         let rest = if self.resumes_to(w, depth, wait.after[depth]) {
@@ -425,11 +452,13 @@ impl Lower<'_> {
                 TokenStream::new()
             }
         };
+        let restores = self.restores(visible, w, &quote!(#inner #rest));
         quote!(#items #restores #inner #rest)
     }
 
     /// Whether the resume code of wait `w`, at the construct on its path at `depth`, reaches
-    /// `node` (the code after the construct, or its loop's next iteration): by a path from the
+    /// `node` (the code after the construct, or its loop's next iteration): it is the wait's
+    /// own node, or there is a path from the
     /// wait that stays in the current iteration of every loop enclosing that construct (the
     /// next iterations of those are the mirrored `FULL` iterations, built on their own).
     /// Code the resume state cannot reach is not emitted: it may name locals that are neither
@@ -437,22 +466,81 @@ impl Lower<'_> {
     fn resumes_to(&self, w: usize, depth: usize, node: Option<NodeId>) -> bool {
         let wait = &self.body.waits[w];
         let outer: Vec<NodeId> = wait.headers[..depth].iter().flatten().copied().collect();
-        node.is_some_and(|n| self.body.reaches(wait.node, n, &outer))
+        // A construct whose last node is the wait itself (`unsafe { ..; taskwait!(); }`)
+        // goes on right after it.
+        node.is_some_and(|n| n == wait.node || self.body.reaches(wait.node, n, &outer))
     }
 
     fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
         let mut out = TokenStream::new();
-        for s in stmts {
+        for (i, s) in stmts.iter().enumerate() {
             match placeholder_id(s).and_then(|id| self.markers.get(id).map(|m| (id, m))) {
                 Some((id, Marker::Spawn(sp))) => out.extend(self.spawn(id, sp)),
                 Some((id, Marker::Wait(w))) => {
                     out.extend(self.wait(id, w));
                     return out;
                 }
-                None => out.extend(self.stmt(s)),
+                None => {
+                    out.extend(self.stmt(s));
+                    if self.always_waits(s) {
+                        // The statements after it are unreachable here (they run in the
+                        // resume states), but still type-checked: they may name results
+                        // joined inside it, which have no local in this state.
+                        let tail = self.stmts(&stmts[i + 1..]);
+                        out.extend(self.unreachable_results(&tail));
+                        out.extend(tail);
+                        return out;
+                    }
+                }
             }
         }
         out
+    }
+
+    /// For unreachable code `tail`: a local for each task result it names that the code
+    /// before it never declares (`let a = task!(..)` and `let v;` written only by tasks have
+    /// no local until a state restores them), read from its field, never executed.
+    fn unreachable_results(&self, tail: &TokenStream) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut done: Vec<&Ident> = Vec::new();
+        for f in self.fields.iter().rev() {
+            let decl = &self.body.locals[f.local.0];
+            let no_local = self.body.task_written(f.local)
+                || (decl.no_value && self.body.only_task_writes(&decl.ident));
+            if !no_local || done.contains(&&decl.ident) || !names(tail, &decl.ident) {
+                continue;
+            }
+            done.push(&decl.ident);
+            let (id, place) = (&decl.ident, self.place(f.local));
+            let m = decl.mutable.then(|| quote!(mut));
+            out.extend(quote!(
+                #[allow(unused_variables, reason = "for the unreachable code after a join")]
+                let #m #id = unsafe { #place };
+            ));
+        }
+        out
+    }
+
+    /// Whether every way through `s` that completes reaches a `taskwait!()` first: a wait, a
+    /// block (plain or `unsafe`) with such a statement, an `if`/`else` or a `match` whose
+    /// every branch is one. (A labelled block or a loop may be left by a `break`: not these.)
+    fn always_waits(&self, s: &Stmt) -> bool {
+        let block_waits = |b: &Block| b.stmts.iter().any(|s| self.always_waits(s));
+        let expr_waits = |e: &Expr| self.always_waits(&Stmt::Expr(e.clone(), None));
+        if let Some(id) = placeholder_id(s) {
+            return matches!(self.markers.get(id), Some(Marker::Wait(_)));
+        }
+        let Stmt::Expr(e, _) = s else { return false };
+        match e {
+            Expr::Block(b) => b.label.is_none() && block_waits(&b.block),
+            Expr::Unsafe(u) => block_waits(&u.block),
+            Expr::If(i) => {
+                block_waits(&i.then_branch)
+                    && i.else_branch.as_ref().is_some_and(|(_, e)| expr_waits(e))
+            }
+            Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| expr_waits(&a.body)),
+            _ => false,
+        }
     }
 
     fn stmt(&self, s: &Stmt) -> TokenStream {
@@ -492,27 +580,7 @@ impl Lower<'_> {
         if !plain_bindings(pat, &mut names) || names.is_empty() {
             return false;
         }
-        names.iter().all(|name| {
-            let mut same = self
-                .body
-                .locals
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.ident == **name && d.no_value)
-                .peekable();
-            same.peek().is_some()
-                && same.all(|(i, d)| {
-                    let defs = self
-                        .body
-                        .nodes
-                        .iter()
-                        .flat_map(|n| &n.defs)
-                        .filter(|(l, _)| l.0 == i)
-                        .count();
-                    // The declaration itself is the one def.
-                    d.whole_spawn && !d.place_spawn && defs == 1
-                })
-        })
+        names.iter().all(|name| self.body.only_task_writes(name))
     }
 
     fn block(&self, b: &Block) -> TokenStream {
@@ -577,6 +645,12 @@ impl Lower<'_> {
     }
 
     fn spawn(&self, id: usize, sp: &Spawn) -> TokenStream {
+        if let (Some(l), Target::Let { .. }) = (
+            self.body.spawn_target.get(id).copied().flatten(),
+            &sp.target,
+        ) {
+            self.spawned.borrow_mut().insert(l);
+        }
         let f = &sp.func;
         let n = proc_macro2::Literal::usize_unsuffixed(sp.args.len());
         // `?` in an argument returns from the task, as anywhere in the body.
@@ -604,6 +678,13 @@ impl Lower<'_> {
                     let __gtap_root = ::gtap::__private::field_like(&raw mut #field, &#root);
                     &raw mut #projected
                 })
+            }
+            (Some(l), Target::Let { ty: Some(ty), .. }) => {
+                // `let x: T = task!(..)`: the field is a `T`, and a callee returning another
+                // type is rustc's mismatch at `T`.
+                let place = self.place(l);
+                let dst = Ident::new("__gtap_dst", Span::call_site().located_at(ty.span()));
+                quote!({ let #dst: *mut #ty = &raw mut #place; #dst })
             }
             (Some(l), _) => {
                 let place = self.place(l);
@@ -639,6 +720,15 @@ impl Lower<'_> {
             }
             let decl = &self.body.locals[l.0];
             if decl.param.is_some() && !decl.mutable {
+                continue;
+            }
+            if self.info.unsaved_results[wi].contains(l) {
+                // Its field holds its value already (see `Body::only_task_writes`).
+                continue;
+            }
+            if self.spawned.borrow().contains(l) {
+                // Declared by its spawn earlier in this state's code: no local here, and its
+                // child writes its field.
                 continue;
             }
             let id = &decl.ident;
@@ -701,6 +791,13 @@ fn resume_loop(
 
 /// The names a pattern of plain bindings binds (`v`, `mut v`, `v: T`, tuples and parentheses
 /// of those); `false` for any other pattern.
+/// Whether `tokens` name `id` anywhere (as [`scan_idents`] finds names).
+fn names(tokens: &TokenStream, id: &Ident) -> bool {
+    let mut found = false;
+    scan_idents(tokens.clone(), &mut |x| found |= x == id);
+    found
+}
+
 fn plain_bindings<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p Ident>) -> bool {
     match pat {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {

@@ -18,8 +18,13 @@ use syn::{
 pub(crate) enum Target {
     /// `task!(f(..));`: a detached child, or one whose result is discarded.
     Detached,
-    /// `let x = task!(f(..));` (`mutable` for `let mut x`).
-    Let { ident: Ident, mutable: bool },
+    /// `let x = task!(f(..));` (`mutable` for `let mut x`; `ty` for `let x: T = ..`, which
+    /// the child's result must have).
+    Let {
+        ident: Ident,
+        mutable: bool,
+        ty: Option<Box<syn::Type>>,
+    },
     /// `x = task!(f(..));`
     Assign { ident: Ident },
     /// `place = task!(f(..));` with `place` a field or element inside local `root`

@@ -8,6 +8,7 @@
 
 use crate::diag::Ctxt;
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::{parse::Parser, Attribute, Block, FnArg, Ident, Pat, ReturnType, Type, Visibility};
 
 /// `#[gtap::function(..)]` arguments.
@@ -90,6 +91,120 @@ fn keep_attr(attr: &Attribute) -> bool {
         .any(|name| attr.path().is_ident(name))
 }
 
+/// What in a parameter or return type cannot cross into a child's task-data struct.
+enum Borrowed<'t> {
+    /// `&T` or `&mut T`: the whole type, or inside it without `'static` (`Option<&T>`,
+    /// `(u64, &[u8])`; an `Option<&'static str>` is `Copy + 'static` and may be passed).
+    Reference(&'t syn::TypeReference),
+    /// A lifetime other than `'static` (`Wrapper<'_>`).
+    Lifetime(&'t syn::Lifetime),
+    /// `impl Trait`.
+    ImplTrait(&'t syn::TypeImplTrait),
+}
+
+/// The first part of `ty` that borrows or hides its type, if any. Function pointer types and
+/// `Fn(&T)` bounds are skipped: their references are their arguments', not values held.
+fn borrowed(ty: &Type) -> Option<Borrowed<'_>> {
+    use syn::visit::Visit;
+    struct Find<'t>(Option<Borrowed<'t>>);
+    impl<'t> Visit<'t> for Find<'t> {
+        fn visit_type_reference(&mut self, r: &'t syn::TypeReference) {
+            if r.lifetime.as_ref().is_some_and(|l| l.ident == "static") {
+                syn::visit::visit_type_reference(self, r);
+            } else {
+                self.0.get_or_insert(Borrowed::Reference(r));
+            }
+        }
+        fn visit_type_impl_trait(&mut self, t: &'t syn::TypeImplTrait) {
+            self.0.get_or_insert(Borrowed::ImplTrait(t));
+        }
+        fn visit_lifetime(&mut self, l: &'t syn::Lifetime) {
+            if l.ident != "static" {
+                self.0.get_or_insert(Borrowed::Lifetime(l));
+            }
+        }
+        fn visit_type_bare_fn(&mut self, _: &'t syn::TypeBareFn) {}
+        fn visit_parenthesized_generic_arguments(
+            &mut self,
+            _: &'t syn::ParenthesizedGenericArguments,
+        ) {
+        }
+    }
+    let mut find = Find(None);
+    find.visit_type(ty);
+    find.0
+}
+
+/// The standard library's owning containers: never `Copy`, so never a task's argument or
+/// result (`String`, `Vec<T>`, `Box<T>`, ..), by the last segment of a path at any depth.
+const OWNING: [&str; 11] = [
+    "String",
+    "Vec",
+    "Box",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+];
+
+/// The first path in `ty` that names one of [`OWNING`], if any.
+fn owning(ty: &Type) -> Option<&syn::PathSegment> {
+    use syn::visit::Visit;
+    struct Find<'t>(Option<&'t syn::PathSegment>);
+    impl<'t> Visit<'t> for Find<'t> {
+        fn visit_path_segment(&mut self, s: &'t syn::PathSegment) {
+            if OWNING.iter().any(|n| s.ident == n) {
+                self.0.get_or_insert(s);
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+        fn visit_type_bare_fn(&mut self, _: &'t syn::TypeBareFn) {}
+    }
+    let mut find = Find(None);
+    find.visit_type(ty);
+    find.0
+}
+
+/// Reports an owning container in a parameter (`what` = "argument") or result type.
+fn check_owning(cx: &mut Ctxt, ty: &Type, what: &str) {
+    if let Some(seg) = owning(ty) {
+        let name = &seg.ident;
+        cx.error_spanned_by(
+            seg,
+            format!(
+                "`{name}` owns heap memory and is not `Copy`: a task's {what} is copied into task data, so it must be `Copy + 'static`; pass data through a `gtap::Slice<T>` argument (and write results into one), or a `Copy` value"
+            ),
+        );
+    }
+}
+
+/// Reports a parameter type that borrows or is `impl Trait`.
+fn check_param_type(cx: &mut Ctxt, ty: &Type) {
+    let found = match ty {
+        Type::Reference(r) => Some(Borrowed::Reference(r)),
+        ty => borrowed(ty),
+    };
+    match found {
+        Some(Borrowed::Reference(r)) => cx.error_spanned_by(
+            r,
+            "task function parameters cannot be or hold references: arguments are copied into the child's task-data struct and must be `'static`; pass a `gtap::Slice<T>` or a `Copy` value",
+        ),
+        Some(Borrowed::Lifetime(l)) => cx.error_spanned_by(
+            l,
+            "task function parameters cannot hold borrowed data (a lifetime other than `'static`): arguments are copied into the child's task-data struct; pass a `gtap::Slice<T>` or a `Copy` value",
+        ),
+        Some(Borrowed::ImplTrait(t)) => cx.error_spanned_by(
+            t,
+            "a task function parameter cannot be `impl Trait`: name a type parameter, `fn f<T: Trait + Copy + 'static>(x: T)`, and spawn it as `task!(f::<T>(..))`",
+        ),
+        None => {}
+    }
+}
+
 /// Parses and checks the function.
 pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
     let f: syn::ItemFn = match syn::parse2(item) {
@@ -139,7 +254,16 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         if keep_attr(attr) {
             attrs.push(attr.clone());
         } else {
-            cx.error_spanned_by(attr, "unsupported attribute on a #[gtap::function]");
+            let name = attr.path().get_ident().map_or_else(
+                || attr.path().to_token_stream().to_string(),
+                ToString::to_string,
+            );
+            cx.error_spanned_by(
+                attr,
+                format!(
+                    "unsupported attribute `#[{name}]` on a #[gtap::function]: a task function becomes a handle and a state machine, not a Rust function, and keeps only doc, lint (`allow`, `warn`, `deny`, `expect`) and `cfg` attributes; remove it"
+                ),
+            );
         }
     }
     let mut params = Vec::new();
@@ -152,12 +276,8 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
                 );
             }
             FnArg::Typed(pt) => {
-                if let Type::Reference(r) = &*pt.ty {
-                    cx.error_spanned_by(
-                        r,
-                        "task function parameters cannot be references: pass a `gtap::Slice<T>` or a `Copy` value",
-                    );
-                }
+                check_param_type(cx, &pt.ty);
+                check_owning(cx, &pt.ty, "argument");
                 match &*pt.pat {
                     Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                         params.push(Param {
@@ -186,7 +306,24 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
                 cx.error_spanned_by(t, "a task function cannot return `impl Trait`");
                 None
             }
-            ty => Some(ty.clone()),
+            ty => {
+                check_owning(cx, ty, "result");
+                match borrowed(ty) {
+                    Some(Borrowed::Reference(r)) => cx.error_spanned_by(
+                        r,
+                        "a task function cannot return a reference, also not inside another type: return an owned `Copy` value, or write into a `gtap::Slice<T>` argument",
+                    ),
+                    Some(Borrowed::Lifetime(l)) => cx.error_spanned_by(
+                        l,
+                        "a task function cannot return borrowed data (a lifetime other than `'static`): return an owned `Copy` value, or write into a `gtap::Slice<T>` argument",
+                    ),
+                    Some(Borrowed::ImplTrait(t)) => {
+                        cx.error_spanned_by(t, "a task function cannot return `impl Trait`");
+                    }
+                    None => {}
+                }
+                Some(ty.clone())
+            }
         },
     };
     Some(TaskFnDef {

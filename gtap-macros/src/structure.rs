@@ -19,7 +19,8 @@ use crate::{
     breaks::{self, Carry},
     diag::Ctxt,
     markers::{parse_spawn, parse_wait, place_root, Marker, Target},
-    tokens::{contains_marker, marker_kind, MarkerKind, PLACEHOLDER, TYPED},
+    tails,
+    tokens::{cfg_attr_span, contains_marker, marker_kind, MarkerKind, PLACEHOLDER, TYPED},
 };
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
@@ -156,16 +157,34 @@ impl Pass<'_> {
         let n = stmts.len();
         for (i, stmt) in stmts.into_iter().enumerate() {
             let last = i + 1 == n;
+            let stmt = match stmt {
+                // `{ task!(f(..)) }`: syn reads a tail macro as a statement.
+                Stmt::Macro(m) if m.semi_token.is_none() && last && tail.carries() => Stmt::Expr(
+                    Expr::Macro(syn::ExprMacro {
+                        attrs: m.attrs,
+                        mac: m.mac,
+                    }),
+                    None,
+                ),
+                s => s,
+            };
             let stmt = match (stmt, last, &tail) {
                 (Stmt::Expr(e, None), true, t) if t.carries() => {
                     if is_construct(&e) && has_markers(&e) {
                         Stmt::Expr(e, None)
-                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path).is_some())
+                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path) == Some(MarkerKind::Wait))
                     {
                         // `taskwait!()` as a tail: a statement.
                         Stmt::Expr(e, Some(Default::default()))
                     } else if let Tail::Assign(x) = t {
                         Stmt::Expr(assign_expr(x, e), Some(Default::default()))
+                    } else if matches!(e, Expr::Macro(ref m) if marker_kind(&m.mac.path).is_some())
+                    {
+                        self.cx.error_spanned_by(
+                            &e,
+                            "task!(..) cannot be the function's value: its result is there only after a taskwait!(); write `let r = task!(f(..)); taskwait!(); r`",
+                        );
+                        Stmt::Expr(e, Some(Default::default()))
                     } else {
                         Stmt::Expr(return_expr(e), Some(Default::default()))
                     }
@@ -185,6 +204,14 @@ impl Pass<'_> {
     }
 
     fn stmt(&mut self, stmt: Stmt, tail: Tail, out: &mut Vec<Stmt>) {
+        if let Some(cfg) = cfg_attr_span(&stmt) {
+            if has_markers(&stmt) {
+                self.cx.error_at(
+                    cfg,
+                    "`#[cfg(..)]` cannot be put on a statement that contains task!(..) or taskwait!(): the macro cannot see whether it is compiled in, and would spawn or join anyway; write `if cfg!(..) { .. }` instead",
+                );
+            }
+        }
         match stmt {
             Stmt::Macro(m) if marker_kind(&m.mac.path).is_some() => {
                 out.push(self.marker(&m.mac, Target::Detached, &m));
@@ -192,6 +219,9 @@ impl Pass<'_> {
             Stmt::Expr(Expr::Macro(m), semi) if marker_kind(&m.mac.path).is_some() => {
                 let _ = semi;
                 out.push(self.marker(&m.mac, Target::Detached, &m));
+            }
+            Stmt::Local(local) if is_construct_init(&local) && has_tail_task(&local) => {
+                self.let_of_tail_tasks(local, out);
             }
             Stmt::Local(local) if is_construct_init(&local) => {
                 // `let PAT = <construct with markers> [else ..];` → `let tmp; <construct with
@@ -231,6 +261,13 @@ impl Pass<'_> {
             Stmt::Local(local) if is_task_init(&local) => {
                 let target = match let_target(&local.pat) {
                     Some(t) => t,
+                    None if is_wild(&local.pat) => {
+                        self.cx.error_spanned_by(
+                            &local.pat,
+                            "`let _ = task!(..)` cannot drop the result, which exists only after a join: to ignore it, spawn the task as a statement, `task!(f(..));` (its result is discarded, and a later taskwait!() still waits for it)",
+                        );
+                        return;
+                    }
                     None => {
                         self.cx.error_spanned_by(
                             &local.pat,
@@ -293,6 +330,58 @@ impl Pass<'_> {
             }
             s => out.push(s),
         }
+    }
+
+    /// `let x = if c { task!(f(..)) } else { task!(g(..)) };` → `let x; if c { x =
+    /// task!(f(..)); } else { x = task!(g(..)); }` (see [`crate::tails`]), or an error naming
+    /// the rewrite.
+    fn let_of_tail_tasks(&mut self, local: syn::Local, out: &mut Vec<Stmt>) {
+        let Some(init) = local.init else { return };
+        let found = tails::tails(&init.expr);
+        let Some((name, mutable, ty)) = tails::single_name(&local.pat) else {
+            self.cx.error_spanned_by(
+                &local.pat,
+                "a `let` whose value is task!(..) must bind a single name: `let x = if c { task!(f(..)) } else { task!(g(..)) };`, then destructure `x` after the taskwait!()",
+            );
+            return;
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            self.cx
+                .error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
+            return;
+        }
+        if let Some(value) = found.values.first() {
+            self.cx.error_at(
+                *value,
+                format!(
+                    "`{name}` takes a task's result on some branches and this plain value on another: the value would be there at once, the result only after the taskwait!(); give `{name}` a value first and spawn into it where needed, `let mut {name} = <value>; if c {{ {name} = task!(f(..)); }}`"
+                ),
+            );
+            return;
+        }
+        if let Some(read) = tails::read_in(name, &init.expr) {
+            self.cx.error_at(
+                read,
+                format!(
+                    "`{name}` is read in the value of the `let` that binds it, whose value is task!(..): the result is bound before the branches run, so name the new binding differently"
+                ),
+            );
+            return;
+        }
+        let mutability = mutable.then(<syn::Token![mut]>::default);
+        let decl = match ty {
+            Some(ty) => quote!(let #mutability #name: #ty;),
+            None => quote!(let #mutability #name;),
+        };
+        if let Ok(s) = syn::parse2::<Stmt>(decl) {
+            out.push(s);
+        }
+        let mut e = *init.expr;
+        while let Expr::Paren(p) = e {
+            e = *p.expr;
+        }
+        self.construct(&mut e, Tail::Assign(name.clone()));
+        out.push(Stmt::Expr(e, Some(Default::default())));
     }
 
     fn marker<T: ToTokens>(&mut self, mac: &syn::Macro, target: Target, whole: &T) -> Stmt {
@@ -570,6 +659,14 @@ fn is_task_macro(e: &Expr) -> bool {
         || matches!(e, Expr::Macro(m) if marker_kind(&m.mac.path) == Some(MarkerKind::Wait))
 }
 
+/// Whether a `let`'s value is a construct with a `task!(..)` as one of its values.
+fn has_tail_task(local: &syn::Local) -> bool {
+    local
+        .init
+        .as_ref()
+        .is_some_and(|i| !tails::tails(&i.expr).tasks.is_empty())
+}
+
 fn is_construct_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| {
         let mut e = &*i.expr;
@@ -636,13 +733,30 @@ fn is_compound(op: &syn::BinOp) -> bool {
     )
 }
 
+/// `_`, or `_: T`.
+fn is_wild(pat: &Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        Pat::Type(pt) => is_wild(&pt.pat),
+        _ => false,
+    }
+}
+
 fn let_target(pat: &Pat) -> Option<Target> {
     match pat {
         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(Target::Let {
             ident: pi.ident.clone(),
             mutable: pi.mutability.is_some(),
+            ty: None,
         }),
-        Pat::Type(pt) => let_target(&pt.pat),
+        Pat::Type(pt) => match let_target(&pt.pat)? {
+            Target::Let { ident, mutable, .. } => Some(Target::Let {
+                ident,
+                mutable,
+                ty: Some(pt.ty.clone()),
+            }),
+            other => Some(other),
+        },
         _ => None,
     }
 }

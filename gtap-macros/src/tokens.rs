@@ -51,27 +51,59 @@ pub(crate) const PLACEHOLDER: &str = "__gtap_marker";
 pub(crate) const TYPED: &str = "__gtap_typed";
 
 /// Calls `f` on every identifier of `tokens` that may be a use of a local: identifiers after
-/// `.` or `::`, before `::`, `!` or a single `:` (path segments, fields, macro names, struct
-/// literal field names) are skipped.
+/// a single `.` or `::`, before `::`, a macro's `!` or a single `:` (path segments, fields,
+/// macro names, struct literal field names) are skipped; one after `..` (`0..n`, `P { ..base
+/// }`) or before `!=` is a use.
+/// The names a format string captures (`"{x}"`, `"{x:?}"`) are uses too, spanned at the
+/// string.
 pub(crate) fn scan_idents(tokens: TokenStream, f: &mut dyn FnMut(&proc_macro2::Ident)) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_dot = |j: usize| matches!(&trees[j], TokenTree::Punct(p) if p.as_char() == '.');
     for (i, tt) in trees.iter().enumerate() {
         match tt {
             TokenTree::Group(g) => scan_idents(g.stream(), f),
+            TokenTree::Literal(lit) => format_captures(lit, f),
             TokenTree::Ident(id) => {
-                let prev = i.checked_sub(1).and_then(|j| trees.get(j));
-                let after_dot = matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let after_dot = i >= 1 && is_dot(i - 1) && !(i >= 2 && is_dot(i - 2));
                 let after_path = i >= 2
                     && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
                     && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
                 let next = trees.get(i + 1);
-                let before_bang = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                // `name!(..)`, not `x != y` (whose `!` is joined to the `=`).
+                let before_bang = matches!(next, Some(TokenTree::Punct(p))
+                    if p.as_char() == '!' && p.spacing() == proc_macro2::Spacing::Alone);
                 let before_colon = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
                 if !(after_dot || after_path || before_bang || before_colon) {
                     f(id);
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Calls `f` on each name that a string literal would capture as a format string: `{name}` or
+/// `{name:spec}` (not `{{`, positions or expressions). Over-approximates: any string literal
+/// is read, whether or not a format macro takes it, which only saves more.
+fn format_captures(lit: &proc_macro2::Literal, f: &mut dyn FnMut(&proc_macro2::Ident)) {
+    let text = lit.to_string();
+    if !(text.starts_with('"') || text.starts_with("r\"") || text.starts_with("r#")) {
+        return;
+    }
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(after) = rest.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (name, after) = rest.split_at(len);
+        let starts_like_ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        if starts_like_ident && name != "_" && (after.starts_with('}') || after.starts_with(':')) {
+            f(&proc_macro2::Ident::new(name, lit.span()));
         }
     }
 }
@@ -133,4 +165,26 @@ pub(crate) fn find_question(tokens: TokenStream) -> Option<Span> {
         TokenTree::Punct(p) if p.as_char() == '?' => Some(p.span()),
         _ => None,
     })
+}
+
+/// The span of a leading `#[cfg(..)]` or `#[cfg_attr(..)]` on `stmt`, if it has one: the
+/// statement may be compiled out, which the macro cannot see.
+pub(crate) fn cfg_attr_span(stmt: &syn::Stmt) -> Option<Span> {
+    use quote::ToTokens;
+    let trees: Vec<TokenTree> = stmt.to_token_stream().into_iter().collect();
+    let mut i = 0;
+    while let (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) =
+        (trees.get(i), trees.get(i + 1))
+    {
+        if p.as_char() != '#' {
+            break;
+        }
+        if let Some(TokenTree::Ident(id)) = g.stream().into_iter().next() {
+            if id == "cfg" || id == "cfg_attr" {
+                return Some(g.span());
+            }
+        }
+        i += 2;
+    }
+    None
 }

@@ -1,0 +1,15 @@
+#[gtap::function]
+fn g(n: u64) -> u64 {
+    n * n
+}
+
+#[gtap::function]
+fn f(n: u64) -> u64 {
+    if n > 2 {
+        task!(g(n))
+    } else {
+        n
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+#[inline]
+#[gtap::function]
+fn f(n: u64) -> u64 {
+    n
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[gtap::function]
+fn f(n: u64) -> Option<&u64> {
+    None
+}
+
+fn main() {}
