@@ -98,6 +98,11 @@ pub struct Opts {
     /// `--inline-last-child`: run the last child of every step inline
     /// (`Config::inline_last_child`).
     pub inline_last_child: bool,
+    /// `--idle-max-ns N`, `--steal-tries N`: the idle workers' back-off bound and victims per
+    /// steal round (`Config::idle_max_ns`, `Config::steal_tries`); `None` keeps the defaults.
+    pub idle_max_ns: Option<u32>,
+    /// See `idle_max_ns`.
+    pub steal_tries: Option<u32>,
     /// `--pool-bytes N`: `Config::gpu_pool_bytes`.
     pub pool_bytes: Option<usize>,
     /// `--profile DIR`: profile the GPU runs and write the last one's batches, Perfetto trace
@@ -138,6 +143,8 @@ impl Opts {
             release_shift: None,
             release_all_below: None,
             inline_steps: None,
+            idle_max_ns: None,
+            steal_tries: None,
             inline_last_child: false,
             pool_bytes: None,
             profile: None,
@@ -217,6 +224,12 @@ impl Opts {
                     opts.release_all_below =
                         Some(parse_or_exit(args.next(), "--release-all-below", usage));
                 }
+                "--idle-max-ns" => {
+                    opts.idle_max_ns = Some(parse_or_exit(args.next(), "--idle-max-ns", usage));
+                }
+                "--steal-tries" => {
+                    opts.steal_tries = Some(parse_or_exit(args.next(), "--steal-tries", usage));
+                }
                 "--pool-bytes" => {
                     opts.pool_bytes = Some(parse_or_exit(args.next(), "--pool-bytes", usage));
                 }
@@ -244,7 +257,7 @@ impl Opts {
                     };
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --idle-max-ns N, --steal-tries N\n                  idle workers' longest sleep (256..=1000000 ns, default 2048) and victims per steal round (1..=64, default 4)\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -309,6 +322,8 @@ impl Opts {
         config.release_all_below = self.release_all_below.unwrap_or(config.release_all_below);
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);
         config.inline_last_child |= self.inline_last_child;
+        config.idle_max_ns = self.idle_max_ns.unwrap_or(config.idle_max_ns);
+        config.steal_tries = self.steal_tries.unwrap_or(config.steal_tries);
         config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);

@@ -7,6 +7,8 @@
 
 use std::time::Duration;
 
+use gtap_device::gpu::layout;
+
 use crate::error::{Error, Result};
 use crate::transfer::Transfer;
 
@@ -129,6 +131,15 @@ pub struct Config {
     /// child (default `false`). A lane then goes depth first, which a measurement showed to
     /// cost breadth-first warps more than it saves (`docs/benchmarks.md`); for comparison.
     pub inline_last_child: bool,
+    /// GPU: the longest sleep, in nanoseconds, of an idle worker between two steal rounds
+    /// (default 2048, in `256..=1_000_000`). Its back-off doubles from 64 ns up to this. Idle
+    /// workers' probes share the L2 with the busy ones, so a longer sleep can speed up a run
+    /// with few busy workers (a chain, an unbalanced tree) and slows the spread of new work
+    /// (`docs/benchmarks.md`, the idle sweep).
+    pub idle_max_ns: u32,
+    /// GPU: random victims an idle worker tries per steal round before it sleeps (default 4,
+    /// in `1..=64`).
+    pub steal_tries: u32,
     /// GPU: threads per block of the block-level workers, which run programs with a
     /// `#[gtap::function(block)]` kind: a block-level task runs on this many threads, a
     /// thread-level task of such a program on one of them. A multiple of 32 in `32..=1024`
@@ -201,6 +212,8 @@ impl Default for Config {
             release_all_below: 256,
             inline_steps: 32,
             inline_last_child: false,
+            idle_max_ns: 2048,
+            steal_tries: 4,
             block_threads: 128,
             tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,
@@ -275,6 +288,16 @@ impl Config {
                 self.inline_steps,
                 "0..=56 (0 turns inline execution off)",
             );
+        }
+        if !(layout::MIN_IDLE_MAX_NS..=layout::MAX_IDLE_MAX_NS).contains(&self.idle_max_ns) {
+            return bad(
+                "idle_max_ns",
+                self.idle_max_ns,
+                "256..=1_000_000 (nanoseconds)",
+            );
+        }
+        if !(1..=64).contains(&self.steal_tries) {
+            return bad("steal_tries", self.steal_tries, "1..=64");
         }
         if self.block_threads == 0
             || !self.block_threads.is_multiple_of(32)
@@ -444,6 +467,27 @@ mod tests {
                 "release_all_below",
                 Config {
                     release_all_below: 1 << 24,
+                    ..Config::default()
+                },
+            ),
+            (
+                "idle_max_ns",
+                Config {
+                    idle_max_ns: 255,
+                    ..Config::default()
+                },
+            ),
+            (
+                "idle_max_ns",
+                Config {
+                    idle_max_ns: 2_000_000,
+                    ..Config::default()
+                },
+            ),
+            (
+                "steal_tries",
+                Config {
+                    steal_tries: 0,
                     ..Config::default()
                 },
             ),

@@ -35,9 +35,6 @@ use super::overflow::SPILL;
 use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
-/// Random victims tried per steal round before the worker backs off.
-const STEAL_TRIES: u32 = 4;
-
 impl Warp {
     /// The shared word counting queue `q`'s private entries.
     #[inline(always)]
@@ -489,7 +486,11 @@ impl Warp {
         if self.num_warps < 2 {
             return (0, 0, 0, 0);
         }
-        for _ in 0..STEAL_TRIES {
+        // Random victims tried per round before the worker backs off (`Config::steal_tries`),
+        // read from memory: the idle path holds no register for it in the busy loop.
+        // SAFETY: `params()` points at the run's params once the worker started.
+        let tries = unsafe { (*super::params()).steal_tries };
+        for _ in 0..tries {
             *rng ^= *rng << 13;
             *rng ^= *rng >> 17;
             *rng ^= *rng << 5;

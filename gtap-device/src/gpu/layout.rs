@@ -387,6 +387,13 @@ pub struct Params {
     pub inline_steps: u32,
     /// Work-first kernel: 1 to run the last child of any step inline, 0 only a lone child.
     pub inline_last_child: u32,
+    /// Work-first and shared-deque kernels: the longest sleep, in nanoseconds, of an idle
+    /// worker between two steal rounds (the back-off doubles from 64 ns up to this). Read on
+    /// the idle path only, through `params()`.
+    pub idle_max_ns: u32,
+    /// Random victims an idle worker tries per steal round before it backs off. Read on the
+    /// idle path only, through `params()`.
+    pub steal_tries: u32,
     /// Work-first kernel: per-lane arrays of free slots, `[warp][LANE_FREE_CAP][32]` `u32`
     /// (interleaved by lane so that the lanes of a warp touch one line per index).
     pub lane_frees: u64,
@@ -463,6 +470,14 @@ pub const LANE_FREE_CAP: u32 = 64;
 /// Work-first kernel: free slots a lane keeps for its next batch; the rest go back to its
 /// warp's free stack at the end of each batch.
 pub const LANE_FREE_KEEP: u32 = 8;
+/// The smallest `idle_max_ns` (`Config::idle_max_ns`): an idle worker refills from the
+/// overflow queues only once its back-off reached 256 ns (`overflow.rs`), so a smaller bound
+/// would leave spilled tasks stranded.
+pub const MIN_IDLE_MAX_NS: u32 = 256;
+
+/// The largest `idle_max_ns`: one `nanosleep` sleeps at most about a millisecond.
+pub const MAX_IDLE_MAX_NS: u32 = 1_000_000;
+
 /// The largest `inline_steps`: a lane frees at most one slot into its array per inline step,
 /// so the array never overflows; and 32 lanes' surplus (`32 * MAX_INLINE_STEPS`) fits in half
 /// a warp's free stack.

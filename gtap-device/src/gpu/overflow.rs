@@ -79,6 +79,9 @@ pub(crate) const SPILL: u32 = 1 << 31;
 /// worker finds spilled tasks within a few microseconds.
 pub(crate) const OVERFLOW_IDLE_NS: u32 = 256;
 
+// Every allowed back-off bound reaches the refill's threshold.
+const _: () = assert!(OVERFLOW_IDLE_NS <= super::layout::MIN_IDLE_MAX_NS);
+
 /// Tasks a refill moves at most (a thread-level batch).
 const REFILL_MAX: u32 = 32;
 

@@ -906,6 +906,8 @@ impl Inner {
             ),
             inline_steps: self.config.inline_steps,
             inline_last_child: u32::from(self.config.inline_last_child),
+            idle_max_ns: self.config.idle_max_ns,
+            steal_tries: self.config.steal_tries,
             lane_frees: pools.lane_frees,
             // Thread-level programs only (see `Params::overflow_spills`).
             overflow_spills: u32::from(!P::HAS_BLOCK),

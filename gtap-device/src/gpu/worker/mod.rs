@@ -28,19 +28,19 @@ mod thread;
 pub use block::block_worker;
 pub use thread::thread_worker;
 
-/// Longest idle back-off, in nanoseconds.
-const MAX_IDLE_NS: u32 = 2048;
 /// Busy workers look at the control words every this many batches.
 const STOP_CHECK_EVERY: u32 = 64;
 
 /// The back-off after an idle round that followed one of `idle_ns`: 64 ns, then doubling up
-/// to [`MAX_IDLE_NS`].
+/// to the run's `Params::idle_max_ns` (`Config::idle_max_ns`), read from memory here, on
+/// the idle path, so that it holds no register in the busy loop.
 #[inline(always)]
 fn next_idle_ns(idle_ns: u32) -> u32 {
     if idle_ns == 0 {
         64
     } else {
-        (idle_ns * 2).min(MAX_IDLE_NS)
+        // SAFETY: `params()` points at the run's params once the worker started.
+        (idle_ns * 2).min(unsafe { (*crate::gpu::params()).idle_max_ns })
     }
 }
 
