@@ -6,6 +6,11 @@
 #
 #   scripts/ab-compare.sh base=.carry/base.txz new=.carry/bundle.txz [more=...]
 #
+# A variant may add flags to every run of its bundle, after a `+`, commas for spaces (one
+# bundle, several run-time settings; the bundle is unpacked once):
+#
+#   scripts/ab-compare.sh def=.carry/bundle.txz i8k=.carry/bundle.txz+--idle-max-ns,8192
+#
 # Environment: ROUNDS (2), REPS (5, medians inside each run), W (the workloads, `|`-separated,
 # each an example binary and its arguments; the default covers the issue-10 table).
 # Prints one line per run: workload | build | the run's time line | its check line; then a
@@ -14,16 +19,22 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 declare -a names=()
+declare -A dirs=() flags=()
 for spec in "$@"; do
   name=${spec%%=*}
-  bundle=${spec#*=}
-  dir=.carry/ab-$name
+  rest=${spec#*=}
+  bundle=${rest%%+*}
+  extra=""
+  if [ "$rest" != "$bundle" ]; then extra=${rest#*+}; extra=${extra//,/ }; fi
+  dir=.carry/ab-$(basename "$bundle" .txz)
   if [ ! -x "$dir/fib" ]; then
     mkdir -p "$dir"
     tar xJf "$bundle" -C "$dir" 2>/dev/null ||
       python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$bundle" "$dir"
   fi
   names+=("$name")
+  dirs[$name]=$dir
+  flags[$name]=$extra
 done
 W=${W:-"fib 40|nqueens 16 7|uts 1e7|binary_tree 22 256 256|binary_tree 22 256 256 --granularity block --block-threads 64|pruned_tree 28|chain 100000|bfs rmat 20 --granularity block --block-threads 128|mergesort 10000000 128 4096 --granularity mixed|fib 40 --scheduler gq|fib 40 --scheduler shared"}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -33,7 +44,8 @@ for w in "${workloads[@]}"; do
   read -ra cmd <<<"$w"
   for round in $(seq "${ROUNDS:-2}"); do
     for name in "${names[@]}"; do
-      out=$(timeout 300 ".carry/ab-$name/${cmd[0]}" "${cmd[@]:1}" --gpu --reps "${REPS:-5}" 2>&1)
+      read -ra extra <<<"${flags[$name]}"
+      out=$(timeout 300 "${dirs[$name]}/${cmd[0]}" "${cmd[@]:1}" "${extra[@]}" --gpu --reps "${REPS:-5}" 2>&1)
       time_line=$(grep -E "ms \(median|kernel|per step" <<<"$out" | head -2 | tr '\n' ' ')
       check=$(grep -E "OK|differ|FAIL|rror" <<<"$out" | head -1)
       echo "$w | $name | $time_line | $check" | tee -a "$log"

@@ -18,6 +18,8 @@
 #          latency, every answer checked; memcheck on a small paused run (also part of quick).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
+# The slowest rows check against the examples' rayon references (`--reference rayon`: the same
+# bits as the sequential ones, in a fraction of the time on the machine's 16 cores).
 # Prints one line per check and a summary; exits non-zero if any check failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,10 +47,10 @@ SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 
 
 if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "fib(40), a task per call"            120 $B/fib 40 --gpu --reps 3
-  check "nqueens(16), cutoff 7"               120 $B/nqueens 16 7 --gpu --reps 3
+  check "nqueens(16), cutoff 7"               120 $B/nqueens 16 7 --gpu --reps 3 --reference rayon
   check "mergesort 10^7"                      120 $B/mergesort 10000000 --gpu
-  check "cilksort 10^8"                       180 $B/cilksort 100000000 --gpu
-  check "binary tree depth 22"                120 $B/binary_tree 22 256 256 --gpu --reps 3
+  check "cilksort 10^8"                       180 $B/cilksort 100000000 --gpu --reference rayon
+  check "binary tree depth 22"                120 $B/binary_tree 22 256 256 --gpu --reps 3 --reference rayon
   check "pruned 3-ary tree depth 28"          120 $B/pruned_tree 28 --gpu --reps 3
   check "BFS, R-MAT 2^22 vertices"            180 $B/bfs rmat 22 --gpu --reps 3
   check "BFS, 2048 x 2048 grid"               180 $B/bfs grid 2048 2048 --gpu --reps 3
@@ -84,7 +86,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
   for bt in 32 64 128 256; do
     check "block tree D=18, $bt threads"      120 $B/binary_tree 18 256 256 --gpu --granularity block --block-threads $bt
   done
-  check "block tree D=22, 64 threads"         120 $B/binary_tree 22 256 256 --gpu --granularity block --block-threads 64 --reps 3
+  check "block tree D=22, 64 threads"         120 $B/binary_tree 22 256 256 --gpu --granularity block --block-threads 64 --reps 3 --reference rayon
   check "block pruned tree D=28"              120 $B/pruned_tree 28 --gpu --granularity block --block-threads 64 --reps 3
   check "block SpMV 10^6 rows"                120 $B/spmv random 1000000 64 --gpu --granularity block --reps 3
   check "block SpMV 10^5 rows, 32 threads"    120 $B/spmv random 100000 64 --gpu --granularity block --block-threads 32
@@ -101,7 +103,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = block ]; then
   check "mixed mergesort 10^6, 256 threads"   120 $B/mergesort 1000000 --gpu --granularity mixed --block-threads 256
   check "mixed mergesort 3*10^5, split merges" 120 $B/mergesort 300000 128 4096 --gpu --granularity mixed --block-threads 32
   # The block-level shared-deque ablation (the protocol before work first).
-  check "shared-deque block tree D=20"        120 $B/binary_tree 20 256 256 --gpu --granularity block --block-threads 64 --scheduler shared
+  check "shared-deque block tree D=20"        120 $B/binary_tree 20 256 256 --gpu --granularity block --block-threads 64 --scheduler shared --reference rayon
   check "shared-deque mixed mergesort 10^6"   120 $B/mergesort 1000000 --gpu --granularity mixed --scheduler shared
   if [ -n "$SAN" ]; then
     check "memcheck mixed BFS grid 64 x 64"   120 "$SAN" --tool memcheck --error-exitcode 9 $B/bfs grid 64 64 --gpu --granularity mixed
@@ -130,7 +132,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = gq ]; then
   check "gq mixed BFS, R-MAT 2^18"            120 $B/bfs rmat 18 --gpu --granularity mixed --scheduler gq
   # The profiler on block-level workers: pictures of the block tree (GTaP's compute-heavy
   # shape), and of mixed mergesort.
-  check "profiled block tree D=20"            120 $B/binary_tree 20 64 1024 --gpu --granularity block --block-threads 64 --profile "${OUT:-/tmp}/profile-block-tree20"
+  check "profiled block tree D=20"            120 $B/binary_tree 20 64 1024 --gpu --granularity block --block-threads 64 --reference rayon --profile "${OUT:-/tmp}/profile-block-tree20"
   check "profiled mixed mergesort 10^7"       120 $B/mergesort 10000000 --gpu --granularity mixed --profile "${OUT:-/tmp}/profile-mergesort-mixed" --profile-records 16384
   if [ -n "$SAN" ]; then
     check "memcheck gq fib(16)"               240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 16 --gpu --scheduler gq
@@ -175,7 +177,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then
   done
   check "partitions:2 cilksort 10^7"          120 $B/cilksort 10000000 --gpu --devices partitions:2
   check "partitions:2 mergesort 10^6"         120 $B/mergesort 1000000 --gpu --devices partitions:2
-  check "partitions:2 binary tree D=20"       120 $B/binary_tree 20 256 256 --gpu --devices partitions:2
+  check "partitions:2 binary tree D=20"       120 $B/binary_tree 20 256 256 --gpu --devices partitions:2 --reference rayon
   check "partitions:2 pruned tree D=24"       120 $B/pruned_tree 24 --gpu --devices partitions:2
   check "partitions:2 chain 10^5"             120 $B/chain 100000 --gpu --devices partitions:2
   check "partitions:2 EPAQ fib(32, 6)"        120 $B/fib 32 6 epaq --gpu --devices partitions:2
