@@ -253,21 +253,6 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     // by this warp until a child is released (work first), or published with
                     // the children by the batch's fence + add (the ablations).
                     w.open_join(h, spawned, step == Step::Done, wf);
-                    if ctx.ext.held == NONE {
-                        break;
-                    }
-                    if spawned > 1 && !w.inline_last_child {
-                        // Policy: only a lone child runs inline; siblings keep the warp's
-                        // breadth (see `Config::inline_last_child`).
-                        if !w.reserve(cur_q, ctx.ext.held, ctx.ext.held_kind) {
-                            out.aborted = true;
-                        }
-                        break;
-                    }
-                    budget -= 1;
-                    depth += 1;
-                    hd = held_header(&ctx, cur);
-                    cur = ctx.ext.held;
                 }
                 Step::Done if P::JOINS => {
                     // Finished: tell the parent. The lane does it itself, and may run the
@@ -331,18 +316,6 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         w.lane_free_put(ctx.ext.lane_free, cur);
                         ctx.ext.lane_free += 1;
                     }
-                    if ctx.ext.held == NONE {
-                        break;
-                    }
-                    if spawned > 1 && !w.inline_last_child {
-                        if !w.reserve(cur_q, ctx.ext.held, ctx.ext.held_kind) {
-                            out.aborted = true;
-                        }
-                        break;
-                    }
-                    budget -= 1;
-                    hd = held_header(&ctx, cur);
-                    cur = ctx.ext.held;
                 }
                 // Unreachable: `Suspended` with joins matched above, spawned or not (a
                 // suspension without children is the generated code's bug).
@@ -352,6 +325,23 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     break;
                 }
             }
+            // The two arms that get here (a step that opened a join, or a finished task of a
+            // program without joins) run the step's held child next, if it has one.
+            if ctx.ext.held == NONE {
+                break;
+            }
+            if spawned > 1 && !w.inline_last_child {
+                // Policy: only a lone child runs inline; siblings keep the warp's breadth
+                // (see `Config::inline_last_child`).
+                if !w.reserve(cur_q, ctx.ext.held, ctx.ext.held_kind) {
+                    out.aborted = true;
+                }
+                break;
+            }
+            budget -= 1;
+            depth += 1;
+            hd = held_header(&ctx, cur);
+            cur = ctx.ext.held;
         }
     }
     *lane_free = ctx.ext.lane_free;
