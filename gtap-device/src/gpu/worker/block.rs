@@ -50,18 +50,18 @@
 use core::marker::PhantomData;
 use core::ptr::null_mut;
 
+use super::ctx::{Ctx, StepLoop};
 use super::{next_idle_ns, push_staged, STOP_CHECK_EVERY};
 use crate::arch::nvptx as a;
 use crate::gpu::global_queue::GlobalQueues;
 use crate::gpu::layout::{
-    Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_PROTOCOL, ERR_UNKNOWN_KIND,
-    HEADER_BYTES, NONE,
+    Params, WarpStats, BLOCK_SMEM_POOL, BLOCK_SMEM_SCHED_BYTES, ERR_PROTOCOL, HEADER_BYTES, NONE,
 };
 use crate::gpu::overflow::{OVERFLOW_IDLE_NS, SPILL};
 use crate::gpu::profile::BlockProf;
 use crate::gpu::step::parent_field;
 use crate::gpu::warp::{Warp, FULL};
-use crate::task::{Context, KindId, Program, Step};
+use crate::task::{KindId, Program, Step};
 
 /// Deque of thread-level tasks.
 const Q_THREAD: u32 = 0;
@@ -129,85 +129,65 @@ struct Batch {
     scratch: *mut u8,
 }
 
-/// The [`Context`] one thread gives the step it runs.
-struct Ctx<'w, P> {
-    w: &'w Warp,
+/// A thread's part of the [`Ctx`] it gives the step it runs.
+struct Thread<'w> {
     /// This thread's warp's pool view (work first).
     pool: &'w Warp,
     batch: &'w Batch,
-    slot: u32,
-    kind: u32,
-    state: u32,
-    frame: *mut u8,
-    dst: *mut u8,
-    /// Children this thread spawned in this step.
-    spawned: u32,
-    _program: PhantomData<P>,
 }
 
-impl<P: Program> Ctx<'_, P> {
+impl<P> Ctx<'_, P, Thread<'_>> {
     /// A refused spawn: note it for the block and hand out the scratch slot's frame.
     #[cold]
     fn refused(&self) -> *mut u8 {
         // SAFETY: the shared word of this block.
         // Ordering: relaxed, scope .cta; read after the batch's block barrier.
         unsafe { a::st_relaxed_cta_u32(self.w.smem.add(word::FAILED), 1) };
-        self.batch.scratch.wrapping_add(HEADER_BYTES as usize)
+        self.ext.batch.scratch.wrapping_add(HEADER_BYTES as usize)
     }
 }
 
-// SAFETY: frames are 16-aligned slots of at least every kind's layout (the host sizes them
-// from the probe pass, times the block size for joining block-level kinds); a suspended task
-// is resumed once, by its last child, after the acquire pattern of `join.rs`; a refused
-// spawn returns the scratch frame, which is valid for `slot_bytes - HEADER_BYTES` bytes.
-unsafe impl<P: Program> Context for Ctx<'_, P> {
+// SAFETY: a child's frame is a slot this thread just took from a pool and wrote the header of
+// (`init_child`); a refused spawn returns the scratch frame, which is valid for
+// `slot_bytes - HEADER_BYTES` bytes; `wait` writes the running task's own header.
+unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
     #[inline(always)]
-    fn state(&self) -> u32 {
-        self.state
-    }
-
-    #[inline(always)]
-    fn frame(&self) -> *mut u8 {
-        self.frame
-    }
-
-    #[inline(always)]
-    fn result_dst(&self) -> *mut u8 {
-        self.dst
-    }
-
-    #[inline(always)]
-    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
-        let w = self.w;
+    unsafe fn spawn_raw(
+        ctx: &mut Ctx<'_, P, Self>,
+        kind: KindId,
+        queue: u32,
+        result_dst: *mut u8,
+    ) -> *mut u8 {
+        let w = ctx.w;
         // One EPAQ queue: a task's queue on a block worker is its granularity's.
-        if w.refuse_spawn(self.kind, queue, 1, self.spawned) {
-            return self.refused();
+        if w.refuse_spawn(ctx.kind, queue, 1, ctx.spawned) {
+            return ctx.refused();
         }
         let q = if P::is_block(kind) { Q_BLOCK } else { Q_THREAD };
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
         // until the batch publishes it.
         unsafe {
-            let slot = if self.batch.wf {
-                self.pool.alloc_wf(kind)
+            let slot = if ctx.ext.batch.wf {
+                ctx.ext.pool.alloc_wf(kind)
             } else {
                 w.alloc(kind)
             };
             if slot == NONE {
-                return self.refused();
+                return ctx.refused();
             }
-            w.init_child(slot, kind, q, parent_field(P::JOINS, self.slot), result_dst);
+            w.init_child(slot, kind, q, parent_field(P::JOINS, ctx.slot), result_dst);
             if !w.reserve(q, slot, kind) {
-                return self.refused();
+                return ctx.refused();
             }
-            self.spawned += 1;
+            ctx.spawned += 1;
             w.frame(slot)
         }
     }
 
     #[inline(always)]
-    fn wait(&mut self, resume_state: u32, _queue: u32) -> bool {
-        let mine = self.spawned > 0;
-        let any = if self.batch.block_mode {
+    fn wait(ctx: &mut Ctx<'_, P, Self>, resume_state: u32, _queue: u32) -> bool {
+        let mine = ctx.spawned > 0;
+        let any = if ctx.ext.batch.block_mode {
             // Every thread of a block-level task reaches this wait (the macro's uniformity
             // check): a block barrier that also tells whether any thread spawned.
             a::bar_red_or(mine)
@@ -217,12 +197,12 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
         if !any {
             return false;
         }
-        if !self.batch.block_mode || a::thread_idx_x() == 0 {
-            let h = self.w.header(self.slot);
+        if !ctx.ext.batch.block_mode || a::thread_idx_x() == 0 {
+            let h = ctx.w.header(ctx.slot);
             // SAFETY: the running task's header; published with its children after the step.
             unsafe {
                 (*h).state = resume_state;
-                (*h).queue = if self.batch.block_mode {
+                (*h).queue = if ctx.ext.batch.block_mode {
                     Q_BLOCK
                 } else {
                     Q_THREAD
@@ -230,14 +210,6 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
             }
         }
         true
-    }
-
-    fn report_layout(&mut self, _size: usize, _align: usize) {}
-
-    #[cold]
-    fn unknown_kind(&mut self, kind: KindId) -> Step {
-        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
-        Step::Aborted
     }
 }
 
@@ -622,20 +594,22 @@ pub unsafe fn block_worker<
                         dst = null_mut();
                     }
                 }
-                let mut ctx = Ctx::<'_, P> {
+                let mut ctx = Ctx::<'_, P, Thread<'_>> {
                     w: &w,
-                    pool: &pool,
-                    batch: if block_mode {
-                        &batch_block
-                    } else {
-                        &batch_thread
-                    },
                     slot: task,
                     kind,
                     state,
                     frame,
                     dst,
                     spawned: 0,
+                    ext: Thread {
+                        pool: &pool,
+                        batch: if block_mode {
+                            &batch_block
+                        } else {
+                            &batch_thread
+                        },
+                    },
                     _program: PhantomData,
                 };
                 let step = P::dispatch(&mut ctx, kind);

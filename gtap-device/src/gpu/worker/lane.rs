@@ -32,71 +32,54 @@
 use core::marker::PhantomData;
 use core::ptr::null_mut;
 
+use super::ctx::{Ctx, StepLoop};
 use crate::gpu::layout::{
-    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_UNKNOWN_KIND, FLAG_DONE, HEADER_BYTES,
-    NONE,
+    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use crate::gpu::step::parent_field;
 use crate::gpu::warp::Warp;
-use crate::task::{Context, KindId, Program, Step};
+use crate::task::{KindId, Program, Step};
 
-/// The [`Context`] a lane gives the step it runs.
-pub(crate) struct Ctx<'w, P> {
-    w: &'w Warp,
-    slot: u32,
-    kind: u32,
-    state: u32,
-    frame: *mut u8,
-    dst: *mut u8,
-    /// Children spawned by this step.
-    spawned: u32,
-    /// The work-first scheduler's pools (a constant of the kernel).
-    wf: bool,
+/// A lane's part of the [`Ctx`] it gives the step it runs (`repr(C)`: see [`Ctx`]).
+#[repr(C)]
+pub(crate) struct Lane {
+    /// The held child's result destination.
+    held_dst: *mut u8,
     /// Work-first inline execution: children spawned to this queue are held back (the last
     /// one stays off the ring, for the lane to run next); [`NONE`] holds none.
     hold_q: u32,
-    /// The held child of this step ([`NONE`]: none), its kind and result destination.
+    /// The held child of this step ([`NONE`]: none), and its kind.
     held: u32,
     held_kind: u32,
-    held_dst: *mut u8,
     /// Slots in this lane's free array (work first; see `pool.rs`).
     lane_free: u32,
-    _program: PhantomData<P>,
+    /// The work-first scheduler's pools (a constant of the kernel).
+    wf: bool,
 }
 
-// SAFETY: frames are 16-aligned slots of `stride >= every kind's layout` bytes (the host sizes
-// them from the probe pass); a suspended task is resumed once, by its last child, after an
-// acquire on its pending counter.
-unsafe impl<P: Program> Context for Ctx<'_, P> {
+// SAFETY: a child's frame is a slot this lane just took from its free array or a pool and
+// wrote the header of (`init_child`); `wait` writes the running task's own header.
+unsafe impl<P: Program> StepLoop<P> for Lane {
     #[inline(always)]
-    fn state(&self) -> u32 {
-        self.state
-    }
-
-    #[inline(always)]
-    fn frame(&self) -> *mut u8 {
-        self.frame
-    }
-
-    #[inline(always)]
-    fn result_dst(&self) -> *mut u8 {
-        self.dst
-    }
-
-    #[inline(always)]
-    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
-        let w = self.w;
-        if w.refuse_spawn(self.kind, queue, w.queues, self.spawned) {
+    unsafe fn spawn_raw(
+        ctx: &mut Ctx<'_, P, Self>,
+        kind: KindId,
+        queue: u32,
+        result_dst: *mut u8,
+    ) -> *mut u8 {
+        let w = ctx.w;
+        if w.refuse_spawn(ctx.kind, queue, w.queues, ctx.spawned) {
             return null_mut();
         }
+        let l = &mut ctx.ext;
         // SAFETY: the pool and header of the new slot are valid; nobody else sees the slot
         // until the batch publishes it.
         unsafe {
-            let slot = if !self.wf {
+            let slot = if !l.wf {
                 w.alloc(kind)
-            } else if self.lane_free > 0 {
-                let s = w.lane_free_take(self.lane_free);
-                self.lane_free -= 1;
+            } else if l.lane_free > 0 {
+                let s = w.lane_free_take(l.lane_free);
+                l.lane_free -= 1;
                 s
             } else {
                 w.alloc_wf(kind)
@@ -104,33 +87,33 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
             if slot == NONE {
                 return null_mut();
             }
-            w.init_child(slot, kind, 0, parent_field(P::JOINS, self.slot), result_dst);
-            if queue == self.hold_q {
+            w.init_child(slot, kind, 0, parent_field(P::JOINS, ctx.slot), result_dst);
+            if queue == l.hold_q {
                 // Held: the previous held child goes to the ring now (spawn order is kept).
-                if self.held != NONE && !w.reserve(queue, self.held, self.held_kind) {
+                if l.held != NONE && !w.reserve(queue, l.held, l.held_kind) {
                     return null_mut();
                 }
-                self.held = slot;
-                self.held_kind = kind;
-                self.held_dst = result_dst;
+                l.held = slot;
+                l.held_kind = kind;
+                l.held_dst = result_dst;
             } else if !w.reserve(queue, slot, kind) {
                 return null_mut();
             }
-            self.spawned += 1;
+            ctx.spawned += 1;
             w.frame(slot)
         }
     }
 
     #[inline(always)]
-    fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
-        if self.spawned == 0 {
+    fn wait(ctx: &mut Ctx<'_, P, Self>, resume_state: u32, queue: u32) -> bool {
+        if ctx.spawned == 0 {
             return false;
         }
-        let w = self.w;
+        let w = ctx.w;
         if queue >= w.queues {
-            w.record_error(ERR_INVALID_QUEUE, self.kind, w.queues, queue);
+            w.record_error(ERR_INVALID_QUEUE, ctx.kind, w.queues, queue);
         }
-        let h = w.header(self.slot);
+        let h = w.header(ctx.slot);
         // SAFETY: the running task's header; published with its children after the step.
         unsafe {
             (*h).state = resume_state;
@@ -138,31 +121,23 @@ unsafe impl<P: Program> Context for Ctx<'_, P> {
         }
         true
     }
-
-    fn report_layout(&mut self, _size: usize, _align: usize) {}
-
-    #[cold]
-    fn unknown_kind(&mut self, kind: KindId) -> Step {
-        self.w.record_error(ERR_UNKNOWN_KIND, kind, 0, 0);
-        Step::Aborted
-    }
 }
 
 /// The header of the held child of `ctx`'s step, as `spawn_raw` wrote it (its parent is
 /// `parent` with joins), without reading it back.
 #[inline(always)]
-fn held_header<P>(ctx: &Ctx<'_, P>, parent: u32) -> Header
+fn held_header<P>(ctx: &Ctx<'_, P, Lane>, parent: u32) -> Header
 where
     P: Program,
 {
     Header {
-        kind: ctx.held_kind,
+        kind: ctx.ext.held_kind,
         state: 0,
         queue: 0,
         pending: 0,
         parent: parent_field(P::JOINS, parent),
         flags: 0,
-        result_dst: ctx.held_dst as u64,
+        result_dst: ctx.ext.held_dst as u64,
     }
 }
 
@@ -218,7 +193,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
         notify_parent: NONE,
         notify_shared: false,
     };
-    let mut ctx = Ctx::<'_, P> {
+    let mut ctx = Ctx::<'_, P, Lane> {
         w,
         slot: task,
         kind: 0,
@@ -226,12 +201,14 @@ pub(crate) unsafe fn run_lane<P: Program>(
         frame: null_mut(),
         dst: null_mut(),
         spawned: 0,
-        wf,
-        hold_q: NONE,
-        held: NONE,
-        held_kind: 0,
-        held_dst: null_mut(),
-        lane_free: *lane_free,
+        ext: Lane {
+            wf,
+            hold_q: NONE,
+            held: NONE,
+            held_kind: 0,
+            held_dst: null_mut(),
+            lane_free: *lane_free,
+        },
         _program: PhantomData,
     };
     let mut budget = budget;
@@ -254,8 +231,8 @@ pub(crate) unsafe fn run_lane<P: Program>(
             ctx.dst = hd.result_dst as *mut u8;
             ctx.frame = h.cast::<u8>().add(HEADER_BYTES as usize);
             ctx.spawned = 0;
-            ctx.held = NONE;
-            ctx.hold_q = if budget > 0 { cur_q } else { NONE };
+            ctx.ext.held = NONE;
+            ctx.ext.hold_q = if budget > 0 { cur_q } else { NONE };
             let kind = hd.kind;
             let step = P::dispatch(&mut ctx, kind);
             let spawned = ctx.spawned;
@@ -276,21 +253,6 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     // by this warp until a child is released (work first), or published with
                     // the children by the batch's fence + add (the ablations).
                     w.open_join(h, spawned, step == Step::Done, wf);
-                    if ctx.held == NONE {
-                        break;
-                    }
-                    if spawned > 1 && !w.inline_last_child {
-                        // Policy: only a lone child runs inline; siblings keep the warp's
-                        // breadth (see `Config::inline_last_child`).
-                        if !w.reserve(cur_q, ctx.held, ctx.held_kind) {
-                            out.aborted = true;
-                        }
-                        break;
-                    }
-                    budget -= 1;
-                    depth += 1;
-                    hd = held_header(&ctx, cur);
-                    cur = ctx.held;
                 }
                 Step::Done if P::JOINS => {
                     // Finished: tell the parent. The lane does it itself, and may run the
@@ -315,8 +277,8 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         } else {
                             depth -= 1;
                         }
-                        w.lane_free_put(ctx.lane_free, fin);
-                        ctx.lane_free += 1;
+                        w.lane_free_put(ctx.ext.lane_free, fin);
+                        ctx.ext.lane_free += 1;
                         let ph = w.header(parent);
                         // The whole header at once: the parent's join is the lane's (plain
                         // accesses), and if this was its last child it runs next.
@@ -351,21 +313,9 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     if out.to_free == NONE {
                         out.to_free = cur;
                     } else {
-                        w.lane_free_put(ctx.lane_free, cur);
-                        ctx.lane_free += 1;
+                        w.lane_free_put(ctx.ext.lane_free, cur);
+                        ctx.ext.lane_free += 1;
                     }
-                    if ctx.held == NONE {
-                        break;
-                    }
-                    if spawned > 1 && !w.inline_last_child {
-                        if !w.reserve(cur_q, ctx.held, ctx.held_kind) {
-                            out.aborted = true;
-                        }
-                        break;
-                    }
-                    budget -= 1;
-                    hd = held_header(&ctx, cur);
-                    cur = ctx.held;
                 }
                 // Unreachable: `Suspended` with joins matched above, spawned or not (a
                 // suspension without children is the generated code's bug).
@@ -375,8 +325,25 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     break;
                 }
             }
+            // The two arms that get here (a step that opened a join, or a finished task of a
+            // program without joins) run the step's held child next, if it has one.
+            if ctx.ext.held == NONE {
+                break;
+            }
+            if spawned > 1 && !w.inline_last_child {
+                // Policy: only a lone child runs inline; siblings keep the warp's breadth
+                // (see `Config::inline_last_child`).
+                if !w.reserve(cur_q, ctx.ext.held, ctx.ext.held_kind) {
+                    out.aborted = true;
+                }
+                break;
+            }
+            budget -= 1;
+            depth += 1;
+            hd = held_header(&ctx, cur);
+            cur = ctx.ext.held;
         }
     }
-    *lane_free = ctx.lane_free;
+    *lane_free = ctx.ext.lane_free;
     out
 }

@@ -22,6 +22,7 @@ use crate::gpu::layout::NONE;
 use crate::gpu::warp::{Warp, FULL};
 
 mod block;
+mod ctx;
 mod lane;
 mod thread;
 
