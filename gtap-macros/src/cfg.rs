@@ -882,7 +882,7 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
 /// again (`Some(&k)`). In a refutable pattern (`match`, `if let`, `let .. else`), an identifier
 /// pattern that starts with an uppercase letter is taken for a constant or a unit variant
 /// (`None`), as rustc's lint convention has it; in an `irrefutable` one (`let N = ..;`) it binds.
-fn bindings(
+pub(crate) fn bindings(
     pat: &Pat,
     borrowed: Option<Span>,
     irrefutable: bool,
