@@ -484,6 +484,9 @@ impl Builder<'_> {
                 None => {
                     let uses = self.uses_of(&m.mac.tokens);
                     self.push(NodeKind::Eval, uses);
+                    if diverges(&m.mac) {
+                        self.cur = None;
+                    }
                 }
             },
             Stmt::Expr(e, _) => self.expr_stmt(e),
@@ -840,9 +843,27 @@ impl Builder<'_> {
                 self.cur = None;
             }
             Expr::Paren(p) => self.expr_stmt(&p.expr),
+            Expr::Macro(m) if diverges(&m.mac) => {
+                self.leaf(e);
+                self.cur = None;
+            }
             _ => self.leaf(e),
         }
     }
+}
+
+/// Whether `mac` is one of the standard macros that never complete (`panic!`, `unreachable!`,
+/// `todo!`, `unimplemented!`): rustc knows that the code after one does not run (a `let`
+/// after a `match` whose other arm panics reads a value given on every path that completes),
+/// so the graph must know it too, or the code emitted after such a statement would read a
+/// local that rustc sees as possibly unassigned (E0381).
+fn diverges(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
 }
 
 /// The block that `path` (statement index and step per level, as in [`WaitPoint::path`])

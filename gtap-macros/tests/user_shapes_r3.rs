@@ -964,3 +964,281 @@ fn module_paths() {
         check::<R3b, _>(top, (x,), m * (x + 1));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// the forms above in more positions: compound and field assignment of constructs with joins,
+// tasks as the values of an assigned `if`, `return match`, `let .. else` in loops
+
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+pub struct Pt {
+    x: u64,
+    y: [u64; 2],
+}
+
+#[gtap::function]
+fn assigns(n: u64) -> u64 {
+    let mut p = Pt::default();
+    let mut t = 3u64;
+    t += match n % 3 {
+        0 => {
+            let r = task!(sq(n));
+            taskwait!();
+            r
+        }
+        1 => 5,
+        _ => loop {
+            let r = task!(sq(t));
+            taskwait!();
+            if r > 50 {
+                break r;
+            }
+            t += 1;
+        },
+    };
+    p.y[1] = if n > 4 {
+        let r = task!(sq(n + t));
+        taskwait!();
+        r % 1000
+    } else {
+        t
+    };
+    p.x ^= {
+        let a = task!(sq(p.y[1]));
+        let b = task!(sq(t));
+        taskwait!();
+        a.wrapping_add(b)
+    };
+    let mut v = n;
+    let v0 = v;
+    v = if n % 2 == 0 {
+        task!(sq(p.x % 77))
+    } else {
+        task!(sq(t % 5))
+    };
+    taskwait!();
+    v += v0;
+    let mut w = 1;
+    w = match n % 4 {
+        0 => task!(sq(v % 10)),
+        1 => w + 1,
+        _ => {
+            let r = task!(sq(w + n));
+            taskwait!();
+            r
+        }
+    };
+    taskwait!();
+    v + w + p.x + p.y[0] + p.y[1] + t
+}
+
+fn seq_assigns(n: u64) -> u64 {
+    let mut p = Pt::default();
+    let mut t = 3u64;
+    t += match n % 3 {
+        0 => n * n,
+        1 => 5,
+        _ => loop {
+            let r = t * t;
+            if r > 50 {
+                break r;
+            }
+            t += 1;
+        },
+    };
+    p.y[1] = if n > 4 { ((n + t) * (n + t)) % 1000 } else { t };
+    p.x ^= (p.y[1] * p.y[1]).wrapping_add(t * t);
+    let v = n + if n % 2 == 0 {
+        (p.x % 77) * (p.x % 77)
+    } else {
+        (t % 5) * (t % 5)
+    };
+    let mut w = 1;
+    w = match n % 4 {
+        0 => (v % 10) * (v % 10),
+        1 => w + 1,
+        _ => (w + n) * (w + n),
+    };
+    v + w + p.x + p.y[0] + p.y[1] + t
+}
+
+#[gtap::function]
+fn ret_match(n: u64, o: Option<(u64, u64)>) -> u64 {
+    if n > 100 {
+        return n;
+    }
+    let base = task!(sq(n));
+    taskwait!();
+    return match o {
+        Some((a, b)) if a > b => {
+            let r = task!(sq(a - b));
+            taskwait!();
+            r + base
+        }
+        Some((a, _)) => a + base,
+        None => {
+            let mut acc = base;
+            for i in 0..3 {
+                let r = task!(sq(i));
+                taskwait!();
+                acc += r;
+            }
+            acc
+        }
+    };
+}
+
+fn seq_ret_match(n: u64, o: Option<(u64, u64)>) -> u64 {
+    if n > 100 {
+        return n;
+    }
+    let base = n * n;
+    match o {
+        Some((a, b)) if a > b => (a - b) * (a - b) + base,
+        Some((a, _)) => a + base,
+        None => base + 1 + 4,
+    }
+}
+
+#[gtap::function]
+fn else_loop(xs: [Option<(u8, u64)>; 5]) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0;
+    while i < 5 {
+        let j = i;
+        i += 1;
+        let Some((mut k, v)) = xs[j] else {
+            let r = task!(sq(j as u64 + 1));
+            taskwait!();
+            acc += r;
+            continue;
+        };
+        k = k.wrapping_add(1);
+        let [lo, hi, 0] = [v % 10, v / 10, v / 1000] else {
+            unreachable!()
+        };
+        let Some(q) = (if k > 3 {
+            let r = task!(sq(lo + k as u64));
+            taskwait!();
+            Some(r)
+        } else {
+            None
+        }) else {
+            let r = task!(sq(hi));
+            taskwait!();
+            acc ^= r;
+            if hi > 50 {
+                break;
+            }
+            continue;
+        };
+        acc += q;
+    }
+    let Ok(done) = u8::try_from(acc % 300) else {
+        let r = task!(sq(acc % 7));
+        taskwait!();
+        return r;
+    };
+    acc + done as u64
+}
+
+fn seq_else_loop(xs: [Option<(u8, u64)>; 5]) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0;
+    while i < 5 {
+        let j = i;
+        i += 1;
+        let Some((mut k, v)) = xs[j] else {
+            acc += (j as u64 + 1) * (j as u64 + 1);
+            continue;
+        };
+        k = k.wrapping_add(1);
+        let (lo, hi) = (v % 10, v / 10);
+        let Some(q) = (if k > 3 {
+            Some((lo + k as u64) * (lo + k as u64))
+        } else {
+            None
+        }) else {
+            acc ^= hi * hi;
+            if hi > 50 {
+                break;
+            }
+            continue;
+        };
+        acc += q;
+    }
+    let Ok(done) = u8::try_from(acc % 300) else {
+        return (acc % 7) * (acc % 7);
+    };
+    acc + done as u64
+}
+
+program!(R3c = [sq, assigns, ret_match, else_loop]);
+
+#[test]
+fn constructs_as_assigned_values() {
+    for n in 0..16u64 {
+        check::<R3c, _>(assigns, (n,), seq_assigns(n));
+    }
+}
+
+#[test]
+fn return_of_a_match_with_joins() {
+    for n in [0u64, 4, 101] {
+        for o in [None, Some((5u64, 2u64)), Some((2, 5))] {
+            check::<R3c, _>(ret_match, (n, o), seq_ret_match(n, o));
+        }
+    }
+}
+
+#[test]
+fn let_else_with_joins_in_loops() {
+    let mut seed = 4242u64;
+    for _ in 0..40 {
+        let mut xs = [None; 5];
+        for x in &mut xs {
+            if rng(&mut seed) % 3 != 0 {
+                *x = Some(((rng(&mut seed) % 8) as u8, rng(&mut seed) % 900));
+            }
+        }
+        check::<R3c, _>(else_loop, (xs,), seq_else_loop(xs));
+    }
+}
+
+// a join before a `panic!()`/`unreachable!()` statement: rustc knows the code after it does not
+// run, so the `let` after the `match` reads a value given on every path that completes (before:
+// rustc's E0381 on the generated code, which went on after the macro)
+#[gtap::function]
+fn diverge(n: u64, o: Option<u64>) -> u64 {
+    let v = match n {
+        0..=100 => n,
+        _ => {
+            let r = task!(sq(n));
+            taskwait!();
+            if r > 0 {
+                unreachable!("{n} squared is {r}");
+            }
+            panic!("no value");
+        }
+    };
+    let Some(k) = o else {
+        let r = task!(sq(v));
+        taskwait!();
+        if r % 2 == 0 {
+            return r;
+        }
+        unimplemented!()
+    };
+    let w = task!(sq(v + k));
+    taskwait!();
+    w
+}
+
+program!(R3d = [sq, diverge]);
+
+#[test]
+fn joins_before_diverging_macros() {
+    for n in [0u64, 4, 100] {
+        check::<R3d, _>(diverge, (n, Some(3)), (n + 3) * (n + 3));
+    }
+    check::<R3d, _>(diverge, (4, None), 16);
+}
