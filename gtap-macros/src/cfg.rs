@@ -684,6 +684,35 @@ impl Builder<'_> {
         self.cur = Some(brk);
     }
 
+    /// The locals that the left side of an assignment writes whole: `x = ..`, and each name
+    /// of a destructuring assignment, `(a, b) = ..`, `[a, _] = ..`, `S { f: a, .. } = ..`,
+    /// `T(a, b) = ..`; the other places in it (`p.x`, `v[i]`, `*r`) are uses of their roots,
+    /// collected in `places`.
+    fn assignees<'e>(
+        &self,
+        left: &'e Expr,
+        defs: &mut Vec<(LocalId, Span)>,
+        places: &mut Vec<&'e Expr>,
+    ) {
+        match left {
+            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.resolve(i)) {
+                Some(l) => defs.push((l, p.path.segments[0].ident.span())),
+                None => places.push(left),
+            },
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Struct(s) => s
+                .fields
+                .iter()
+                .for_each(|f| self.assignees(&f.expr, defs, places)),
+            Expr::Call(c) => c.args.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Paren(p) => self.assignees(&p.expr, defs, places),
+            Expr::Infer(_) => {}
+            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {}
+            _ => places.push(left),
+        }
+    }
+
     fn expr_stmt(&mut self, e: &Expr) {
         match e {
             Expr::If(i) => {
@@ -803,22 +832,20 @@ impl Builder<'_> {
                 self.block(&u.block, |_| {});
             }
             Expr::Assign(a) => {
-                let target = match &*a.left {
-                    Expr::Path(p) => p
-                        .path
-                        .get_ident()
-                        .and_then(|i| self.resolve(i).map(|l| (l, i.span()))),
-                    _ => None,
-                };
-                match target {
-                    Some(def) => {
-                        let uses = self.uses_of(&a.right);
-                        let n = self.push(NodeKind::Eval, uses);
-                        self.control_edges(n, &a.right);
-                        let n = self.push(NodeKind::Eval, Vec::new());
-                        self.body.nodes[n.0].defs = vec![def];
+                let mut defs = Vec::new();
+                let mut places = Vec::new();
+                self.assignees(&a.left, &mut defs, &mut places);
+                if defs.is_empty() {
+                    self.leaf(e);
+                } else {
+                    let mut uses = self.uses_of(&a.right);
+                    for p in places {
+                        uses.extend(self.uses_of(p));
                     }
-                    None => self.leaf(e),
+                    let n = self.push(NodeKind::Eval, uses);
+                    self.control_edges(n, &a.right);
+                    let n = self.push(NodeKind::Eval, Vec::new());
+                    self.body.nodes[n.0].defs = defs;
                 }
             }
             Expr::Return(r) => {

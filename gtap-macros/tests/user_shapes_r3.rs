@@ -1242,3 +1242,342 @@ fn joins_before_diverging_macros() {
     }
     check::<R3d, _>(diverge, (4, None), 16);
 }
+
+// ---------------------------------------------------------------------------------------------
+// destructuring assignment across joins, a state machine enum in user code, generic helpers
+// with associated consts and where clauses, const-generic array results
+
+#[gtap::function]
+fn fib_pair(n: u32) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    let (c, d);
+    (c, d) = (n as u64, 2u64);
+    let mut i = 0;
+    while i < n {
+        let s = task!(sq(a % 5));
+        taskwait!();
+        (a, b) = (b, a.wrapping_add(b).wrapping_add(s % 2));
+        [i] = [i + 1];
+        Pt { x: _, y: [_, _] } = Pt { x: a, y: [b, 0] };
+    }
+    let t = task!(sq(c + d));
+    taskwait!();
+    a ^ t
+}
+
+fn seq_fib_pair(n: u32) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    for _ in 0..n {
+        let s = (a % 5) * (a % 5);
+        (a, b) = (b, a.wrapping_add(b).wrapping_add(s % 2));
+    }
+    a ^ ((n as u64 + 2) * (n as u64 + 2))
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Phase {
+    Start(u64),
+    Grow { v: u64, round: u8 },
+    Shrink(u64),
+    Done,
+}
+
+#[gtap::function]
+fn machine(seed: u64) -> (u64, u8) {
+    let mut phase = Phase::Start(seed);
+    let mut out = 0u64;
+    let mut rounds = 0u8;
+    loop {
+        phase = match phase {
+            Phase::Start(s) => {
+                let r = task!(sq(s % 13));
+                taskwait!();
+                Phase::Grow { v: r, round: 0 }
+            }
+            Phase::Grow { v, round } if round < 3 => {
+                let a = task!(sq(v % 7));
+                let b = task!(sq(v % 11));
+                taskwait!();
+                Phase::Grow {
+                    v: v + a + b,
+                    round: round + 1,
+                }
+            }
+            Phase::Grow { v, .. } => Phase::Shrink(v),
+            Phase::Shrink(v) if v > 10 => {
+                let r = task!(sq(v % 3));
+                taskwait!();
+                out += r;
+                Phase::Shrink(v / 4)
+            }
+            Phase::Shrink(v) => {
+                out += v;
+                Phase::Done
+            }
+            Phase::Done => break,
+        };
+        rounds = rounds.wrapping_add(1);
+    }
+    (out, rounds)
+}
+
+fn seq_machine(seed: u64) -> (u64, u8) {
+    let mut phase = Phase::Start(seed);
+    let mut out = 0u64;
+    let mut rounds = 0u8;
+    loop {
+        phase = match phase {
+            Phase::Start(s) => Phase::Grow {
+                v: (s % 13) * (s % 13),
+                round: 0,
+            },
+            Phase::Grow { v, round } if round < 3 => Phase::Grow {
+                v: v + (v % 7) * (v % 7) + (v % 11) * (v % 11),
+                round: round + 1,
+            },
+            Phase::Grow { v, .. } => Phase::Shrink(v),
+            Phase::Shrink(v) if v > 10 => {
+                out += (v % 3) * (v % 3);
+                Phase::Shrink(v / 4)
+            }
+            Phase::Shrink(v) => {
+                out += v;
+                Phase::Done
+            }
+            Phase::Done => break,
+        };
+        rounds = rounds.wrapping_add(1);
+    }
+    (out, rounds)
+}
+
+pub trait Bits: Copy + 'static {
+    const WIDTH: u32;
+    fn ones(self) -> u32;
+    fn zero() -> Self;
+}
+impl Bits for u16 {
+    const WIDTH: u32 = 16;
+    fn ones(self) -> u32 {
+        self.count_ones()
+    }
+    fn zero() -> Self {
+        0
+    }
+}
+impl Bits for u64 {
+    const WIDTH: u32 = 64;
+    fn ones(self) -> u32 {
+        self.count_ones()
+    }
+    fn zero() -> Self {
+        0
+    }
+}
+
+#[gtap::function]
+fn popcount<T>(xs: Slice<T>, lo: usize, hi: usize) -> (u32, u32)
+where
+    T: Bits + PartialEq,
+{
+    if hi - lo <= 2 {
+        let mut ones = 0;
+        let mut zeros = 0;
+        for i in lo..hi {
+            let x = xs.get(i);
+            ones += x.ones();
+            if x == T::zero() {
+                zeros += 1;
+            }
+        }
+        return (ones, zeros);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (l, r);
+    l = task!(popcount::<T>(xs, lo, mid));
+    r = task!(popcount::<T>(xs, mid, hi));
+    taskwait!();
+    let width = T::WIDTH;
+    let _ = width;
+    (l.0 + r.0, l.1 + r.1)
+}
+
+#[gtap::function]
+fn spread<const N: usize>(x: u64, depth: u32) -> [u64; N] {
+    let mut out = [0u64; N];
+    if depth == 0 {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = x + i as u64;
+        }
+        return out;
+    }
+    let mut halves = [[0u64; N]; 2];
+    halves[0] = task!(spread::<N>(x * 2, depth - 1));
+    halves[1] = task!(spread::<N>(x * 2 + 1, depth - 1));
+    taskwait!();
+    for i in 0..N {
+        out[i] = halves[0][i].wrapping_mul(3) ^ halves[1][i];
+    }
+    out
+}
+
+fn seq_spread<const N: usize>(x: u64, depth: u32) -> [u64; N] {
+    let mut out = [0u64; N];
+    if depth == 0 {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = x + i as u64;
+        }
+        return out;
+    }
+    let a = seq_spread::<N>(x * 2, depth - 1);
+    let b = seq_spread::<N>(x * 2 + 1, depth - 1);
+    for i in 0..N {
+        out[i] = a[i].wrapping_mul(3) ^ b[i];
+    }
+    out
+}
+
+// a unit task that returns early after joins, writing through a Slice
+#[gtap::function]
+fn fill(out: Slice<u64>, lo: usize, hi: usize) {
+    if lo >= hi {
+        return;
+    }
+    if hi - lo == 1 {
+        let r = task!(sq(lo as u64));
+        taskwait!();
+        out.set(lo, r);
+        return;
+    }
+    let mid = (lo + hi) / 2;
+    task!(fill(out, lo, mid));
+    task!(fill(out, mid, hi));
+    taskwait!();
+    if out.get(lo) == 0 && lo > 0 {
+        return;
+    }
+    out.set(lo, out.get(lo) + 1);
+}
+
+program!(
+    R3e = [
+        sq,
+        fib_pair,
+        machine,
+        popcount::<u16>,
+        popcount::<u64>,
+        spread::<3>,
+        spread::<1>,
+        fill,
+    ]
+);
+
+#[test]
+fn destructuring_assignment_across_joins() {
+    for n in 0..20 {
+        check::<R3e, _>(fib_pair, (n,), seq_fib_pair(n));
+    }
+}
+
+#[test]
+fn user_state_machine() {
+    for s in 0..30 {
+        check::<R3e, _>(machine, (s,), seq_machine(s));
+    }
+}
+
+#[test]
+fn generic_where_clauses_and_const_generic_results() {
+    let mut seed = 31u64;
+    for len in [1usize, 2, 9, 50] {
+        let mut a: Vec<u16> = (0..len).map(|_| (rng(&mut seed) % 4) as u16).collect();
+        let mut b: Vec<u64> = (0..len).map(|_| rng(&mut seed) % 3).collect();
+        let wa = (
+            a.iter().map(|x| x.count_ones()).sum(),
+            a.iter().filter(|&&x| x == 0).count() as u32,
+        );
+        let wb = (
+            b.iter().map(|x| x.count_ones()).sum(),
+            b.iter().filter(|&&x| x == 0).count() as u32,
+        );
+        // SAFETY: a and b outlive the runs and nothing writes them meanwhile.
+        let (sa, sb) = unsafe {
+            (
+                Slice::from_raw_parts(a.as_mut_ptr(), len),
+                Slice::from_raw_parts(b.as_mut_ptr(), len),
+            )
+        };
+        check::<R3e, _>(popcount::<u16>, (sa, 0, len), wa);
+        check::<R3e, _>(popcount::<u64>, (sb, 0, len), wb);
+    }
+    for d in 0..5 {
+        check::<R3e, _>(spread::<3>, (1, d), seq_spread::<3>(1, d));
+        check::<R3e, _>(spread::<1>, (5, d), seq_spread::<1>(5, d));
+    }
+}
+
+#[test]
+fn unit_task_early_returns() {
+    for n in [0usize, 1, 2, 7, 33] {
+        let mut v = vec![0u64; n];
+        // SAFETY: v outlives the run and nothing else touches it meanwhile.
+        let s = unsafe { Slice::from_raw_parts(v.as_mut_ptr(), n) };
+        gtap::run::<R3e, _>(fill, (s, 0, n)).unwrap();
+        let mut want: Vec<u64> = (0..n as u64).map(|i| i * i).collect();
+        fn bump(w: &mut [u64], lo: usize, hi: usize) {
+            if hi - lo <= 1 {
+                return;
+            }
+            let mid = (lo + hi) / 2;
+            bump(w, lo, mid);
+            bump(w, mid, hi);
+            if w[lo] == 0 && lo > 0 {
+                return;
+            }
+            w[lo] += 1;
+        }
+        bump(&mut want, 0, n);
+        assert_eq!(v, want, "n = {n}");
+    }
+}
+
+// locals declared without a value before a join and assigned after it, whole or by a
+// destructuring assignment (before: rustc's E0282 "type annotations needed" on the `let x;`
+// left in the state before the join, and for `(c, d) = ..` also E0381/E0384: the assignment
+// was read as a use, so the wait saved `c` before it had a value)
+#[gtap::function]
+fn late_decls(n: u64) -> u64 {
+    let x;
+    let (c, d);
+    let [e, f]: [u64; 2];
+    let r = task!(sq(n));
+    taskwait!();
+    x = r + 1;
+    (c, d) = (r, x * 2);
+    let g;
+    let mut p = Pt::default();
+    [e, f] = [c + 1, d + 1];
+    let s = task!(sq(e % 10));
+    taskwait!();
+    (g, p.x, _) = (s, f, 0u8);
+    (p.y[0], [.., p.y[1]]) = (g + 1, [0, 1, x]);
+    x + c + d + e + f + g + p.x + p.y[0] + p.y[1]
+}
+
+fn seq_late_decls(n: u64) -> u64 {
+    let r = n * n;
+    let x = r + 1;
+    let (c, d) = (r, x * 2);
+    let (e, f) = (c + 1, d + 1);
+    let g = (e % 10) * (e % 10);
+    x + c + d + e + f + g + f + (g + 1) + x
+}
+
+program!(R3f = [sq, late_decls]);
+
+#[test]
+fn declared_before_a_join_assigned_after() {
+    for n in 0..10 {
+        check::<R3f, _>(late_decls, (n,), seq_late_decls(n));
+    }
+}
