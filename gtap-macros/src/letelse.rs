@@ -38,7 +38,7 @@ pub(crate) fn rewrite(local: Local) -> syn::Result<Stmt> {
     if let Pat::Type(pt) = &pat {
         return Err(syn::Error::new_spanned(
             &pt.ty,
-            "a `let .. else` whose `else` block contains task!(..) or taskwait!() cannot carry a type on its pattern: ascribe the value instead, `let PAT = (e as T) else { .. }` or `let v: T = e; let PAT = v else { .. }`",
+            "a `let .. else` whose `else` block contains task!(..) or taskwait!() cannot carry a type on its pattern: give the value its type first, `let v: T = e; let PAT = v else { .. }`",
         ));
     }
     let mut found = Vec::new();
