@@ -266,7 +266,7 @@ fn gen_tree(seed: &mut u64, nodes: &mut Vec<Node>, depth: u32) -> u32 {
             ),
             3 => {
                 let l = gen_tree(seed, nodes, depth - 1);
-                let r = if rng(seed) % 2 == 0 {
+                let r = if rng(seed).is_multiple_of(2) {
                     l
                 } else {
                     gen_tree(seed, nodes, depth - 1)
@@ -313,14 +313,16 @@ fn combine(n: u64) -> (u64, char, i64) {
     (s, if b.1 .0 { ch } else { b.1 .1 }, neg)
 }
 
-fn seq_parts(x: u64) -> ([u64; 3], (bool, char), Option<(u8, i64)>) {
+type Parts = ([u64; 3], (bool, char), Option<(u8, i64)>);
+
+fn seq_parts(x: u64) -> Parts {
     let c = char::from_u32(('a' as u32) + (x % 26) as u32).unwrap_or('?');
-    let o = if x % 3 == 0 {
+    let o = if x.is_multiple_of(3) {
         None
     } else {
         Some(((x % 251) as u8, -(x as i64)))
     };
-    ([x, x * 2, x * 3], (x % 2 == 0, c), o)
+    ([x, x * 2, x * 3], (x.is_multiple_of(2), c), o)
 }
 
 fn seq_combine(n: u64) -> (u64, char, i64) {
@@ -845,7 +847,7 @@ fn seq_walk(w: Walker, lim: u32) -> u64 {
     let mut total = 0;
     while !w.done(lim) {
         let s = (w.score() % 50) * (w.score() % 50);
-        w.step(if s % 2 == 0 { 1 } else { -2 });
+        w.step(if s.is_multiple_of(2) { 1 } else { -2 });
         total += s;
     }
     total + w.score()
@@ -1047,7 +1049,7 @@ fn seq_assigns(n: u64) -> u64 {
     };
     p.y[1] = if n > 4 { ((n + t) * (n + t)) % 1000 } else { t };
     p.x ^= (p.y[1] * p.y[1]).wrapping_add(t * t);
-    let v = n + if n % 2 == 0 {
+    let v = n + if n.is_multiple_of(2) {
         (p.x % 77) * (p.x % 77)
     } else {
         (t % 5) * (t % 5)
@@ -1196,7 +1198,7 @@ fn let_else_with_joins_in_loops() {
     for _ in 0..40 {
         let mut xs = [None; 5];
         for x in &mut xs {
-            if rng(&mut seed) % 3 != 0 {
+            if !rng(&mut seed).is_multiple_of(3) {
                 *x = Some(((rng(&mut seed) % 8) as u8, rng(&mut seed) % 900));
             }
         }
