@@ -25,6 +25,9 @@ use crate::{
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
 use syn::{Block, Expr, Pat, Stmt};
+use values::{has_else_markers, is_construct_value};
+
+mod values;
 
 /// The normalized body and its markers, indexed by placeholder number.
 pub(crate) struct Structured {
@@ -220,25 +223,7 @@ impl Pass<'_> {
                 let _ = semi;
                 out.push(self.marker(&m.mac, Target::Detached, &m));
             }
-            Stmt::Local(mut local) if has_else_markers(&local) => {
-                if let Some(init) = local.init.as_mut().filter(|i| has_markers(&i.expr)) {
-                    // The value has markers too: bind it first (`let tmp = <construct>;`), so
-                    // that the `match` below matches a local.
-                    let tmp = Ident::new(
-                        &format!("__gtap_value_{}", self.next_value),
-                        Span::call_site(),
-                    );
-                    self.next_value += 1;
-                    let value = std::mem::replace(&mut *init.expr, path_expr(&tmp));
-                    if let Ok(s) = syn::parse2::<Stmt>(quote!(let #tmp = #value;)) {
-                        self.stmt(s, Tail::Keep, out);
-                    }
-                }
-                match crate::letelse::rewrite(local) {
-                    Ok(s) => self.stmt(s, tail, out),
-                    Err(e) => self.cx.syn_error(e),
-                }
-            }
+            Stmt::Local(local) if has_else_markers(&local) => self.let_else(local, tail, out),
             Stmt::Expr(Expr::Assign(a), semi) if is_construct_value(&a.right) => {
                 self.assign_construct(*a.left, None, *a.right, semi, out);
             }
@@ -250,15 +235,7 @@ impl Pass<'_> {
             Stmt::Expr(Expr::Return(r), semi)
                 if r.expr.as_deref().is_some_and(is_construct_value) =>
             {
-                // `return <construct with markers>;`: each value position returns.
-                let Some(mut e) = r.expr.map(|e| *e) else {
-                    return;
-                };
-                while let Expr::Paren(p) = e {
-                    e = *p.expr;
-                }
-                self.construct(&mut e, Tail::Return);
-                out.push(Stmt::Expr(e, semi.or(Some(Default::default()))));
+                self.return_construct(r, semi, out);
             }
             Stmt::Local(local) if is_construct_init(&local) && has_tail_task(&local) => {
                 self.let_of_tail_tasks(local, out);
@@ -370,67 +347,6 @@ impl Pass<'_> {
             }
             s => out.push(s),
         }
-    }
-
-    /// `place = <construct with markers>;` or `place op= <construct>;`. A local assigned
-    /// whole (`x = ..`) takes the value in each value position (`if c { ..; x = v; } else {
-    /// x = w; }`: Rust evaluates the right side before it writes the place, so this is the
-    /// same), which also lets a value position be a `task!(..)`; other places and compound
-    /// assignments go through a temporary, as `let` does: `let tmp; <construct with tmp =
-    /// tail;> place op= tmp;`.
-    fn assign_construct(
-        &mut self,
-        left: Expr,
-        op: Option<syn::BinOp>,
-        right: Expr,
-        semi: Option<syn::Token![;]>,
-        out: &mut Vec<Stmt>,
-    ) {
-        let mut e = right;
-        while let Expr::Paren(p) = e {
-            e = *p.expr;
-        }
-        let semi = semi.or(Some(Default::default()));
-        if let (None, Expr::Path(p)) = (&op, &left) {
-            if let Some(x) = p.path.get_ident().filter(|_| p.qself.is_none()) {
-                self.construct(&mut e, Tail::Assign(x.clone()));
-                out.push(Stmt::Expr(e, semi));
-                return;
-            }
-        }
-        if let Some(task) = tails::tails(&e).tasks.first() {
-            self.cx.error_at(
-                *task,
-                "a task's result cannot be stored into a field, an element or with a compound assignment from inside an `if`/`match`/block: its value is there only after the taskwait!(); write `let r = if c { task!(f(..)) } else { task!(g(..)) };` and store `r` after the join",
-            );
-            return;
-        }
-        let tmp = Ident::new(
-            &format!("__gtap_value_{}", self.next_value),
-            Span::call_site(),
-        );
-        self.next_value += 1;
-        if let Ok(s) = syn::parse2::<Stmt>(quote!(let #tmp;)) {
-            out.push(s);
-        }
-        self.construct(&mut e, Tail::Assign(tmp.clone()));
-        out.push(Stmt::Expr(e, Some(Default::default())));
-        let value = Box::new(typed_expr(&tmp));
-        let store = match op {
-            None => Expr::Assign(syn::ExprAssign {
-                attrs: Vec::new(),
-                left: Box::new(left),
-                eq_token: Default::default(),
-                right: value,
-            }),
-            Some(op) => Expr::Binary(syn::ExprBinary {
-                attrs: Vec::new(),
-                left: Box::new(left),
-                op,
-                right: value,
-            }),
-        };
-        self.stmt(Stmt::Expr(store, semi), Tail::Keep, out);
     }
 
     /// `let x = if c { task!(f(..)) } else { task!(g(..)) };` → `let x; if c { x =
@@ -779,28 +695,6 @@ fn is_construct_init(local: &syn::Local) -> bool {
             Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::Loop(_)
         ) && has_markers(e)
     })
-}
-
-/// An `if`/`match`/block/labelled block/`loop` with markers, the value of an assignment or a
-/// `return`.
-fn is_construct_value(e: &Expr) -> bool {
-    let mut e = e;
-    while let Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    matches!(
-        e,
-        Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) | Expr::Loop(_)
-    ) && has_markers(e)
-}
-
-/// `let PAT = e else { .. }` whose `else` block has markers (see [`crate::letelse`]).
-fn has_else_markers(local: &syn::Local) -> bool {
-    local
-        .init
-        .as_ref()
-        .and_then(|i| i.diverge.as_ref())
-        .is_some_and(|(_, els)| has_markers(els))
 }
 
 /// `__gtap_typed!(tmp)`: the lowering ties the temporary's type to a zero-sized field of the
