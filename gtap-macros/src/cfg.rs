@@ -484,6 +484,9 @@ impl Builder<'_> {
                 None => {
                     let uses = self.uses_of(&m.mac.tokens);
                     self.push(NodeKind::Eval, uses);
+                    if diverges(&m.mac) {
+                        self.cur = None;
+                    }
                 }
             },
             Stmt::Expr(e, _) => self.expr_stmt(e),
@@ -681,6 +684,35 @@ impl Builder<'_> {
         self.cur = Some(brk);
     }
 
+    /// The locals that the left side of an assignment writes whole: `x = ..`, and each name
+    /// of a destructuring assignment, `(a, b) = ..`, `[a, _] = ..`, `S { f: a, .. } = ..`,
+    /// `T(a, b) = ..`; the other places in it (`p.x`, `v[i]`, `*r`) are uses of their roots,
+    /// collected in `places`.
+    fn assignees<'e>(
+        &self,
+        left: &'e Expr,
+        defs: &mut Vec<(LocalId, Span)>,
+        places: &mut Vec<&'e Expr>,
+    ) {
+        match left {
+            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.resolve(i)) {
+                Some(l) => defs.push((l, p.path.segments[0].ident.span())),
+                None => places.push(left),
+            },
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Struct(s) => s
+                .fields
+                .iter()
+                .for_each(|f| self.assignees(&f.expr, defs, places)),
+            Expr::Call(c) => c.args.iter().for_each(|e| self.assignees(e, defs, places)),
+            Expr::Paren(p) => self.assignees(&p.expr, defs, places),
+            Expr::Infer(_) => {}
+            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {}
+            _ => places.push(left),
+        }
+    }
+
     fn expr_stmt(&mut self, e: &Expr) {
         match e {
             Expr::If(i) => {
@@ -800,22 +832,20 @@ impl Builder<'_> {
                 self.block(&u.block, |_| {});
             }
             Expr::Assign(a) => {
-                let target = match &*a.left {
-                    Expr::Path(p) => p
-                        .path
-                        .get_ident()
-                        .and_then(|i| self.resolve(i).map(|l| (l, i.span()))),
-                    _ => None,
-                };
-                match target {
-                    Some(def) => {
-                        let uses = self.uses_of(&a.right);
-                        let n = self.push(NodeKind::Eval, uses);
-                        self.control_edges(n, &a.right);
-                        let n = self.push(NodeKind::Eval, Vec::new());
-                        self.body.nodes[n.0].defs = vec![def];
+                let mut defs = Vec::new();
+                let mut places = Vec::new();
+                self.assignees(&a.left, &mut defs, &mut places);
+                if defs.is_empty() {
+                    self.leaf(e);
+                } else {
+                    let mut uses = self.uses_of(&a.right);
+                    for p in places {
+                        uses.extend(self.uses_of(p));
                     }
-                    None => self.leaf(e),
+                    let n = self.push(NodeKind::Eval, uses);
+                    self.control_edges(n, &a.right);
+                    let n = self.push(NodeKind::Eval, Vec::new());
+                    self.body.nodes[n.0].defs = defs;
                 }
             }
             Expr::Return(r) => {
@@ -840,9 +870,27 @@ impl Builder<'_> {
                 self.cur = None;
             }
             Expr::Paren(p) => self.expr_stmt(&p.expr),
+            Expr::Macro(m) if diverges(&m.mac) => {
+                self.leaf(e);
+                self.cur = None;
+            }
             _ => self.leaf(e),
         }
     }
+}
+
+/// Whether `mac` is one of the standard macros that never complete (`panic!`, `unreachable!`,
+/// `todo!`, `unimplemented!`): rustc knows that the code after one does not run (a `let`
+/// after a `match` whose other arm panics reads a value given on every path that completes),
+/// so the graph must know it too, or the code emitted after such a statement would read a
+/// local that rustc sees as possibly unassigned (E0381).
+fn diverges(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
 }
 
 /// The block that `path` (statement index and step per level, as in [`WaitPoint::path`])
@@ -882,7 +930,7 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
 /// again (`Some(&k)`). In a refutable pattern (`match`, `if let`, `let .. else`), an identifier
 /// pattern that starts with an uppercase letter is taken for a constant or a unit variant
 /// (`None`), as rustc's lint convention has it; in an `irrefutable` one (`let N = ..;`) it binds.
-fn bindings(
+pub(crate) fn bindings(
     pat: &Pat,
     borrowed: Option<Span>,
     irrefutable: bool,

@@ -17,6 +17,7 @@ mod codegen;
 mod diag;
 mod expand;
 mod generic;
+mod letelse;
 mod liveness;
 mod lower;
 mod markers;

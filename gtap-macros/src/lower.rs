@@ -217,6 +217,37 @@ fn state_lit(wait: usize) -> syn::LitInt {
     syn::LitInt::new(&(wait + 1).to_string(), Span::call_site())
 }
 
+/// The names a `let PAT;` (or `let PAT: T;`) without a value declares (`None` for any other
+/// statement).
+fn value_less_decl(s: &Stmt) -> Option<Vec<Ident>> {
+    let Stmt::Local(local) = s else { return None };
+    if local.init.is_some() {
+        return None;
+    }
+    let mut found = Vec::new();
+    crate::cfg::bindings(&local.pat, None, true, &mut found);
+    Some(found.into_iter().map(|(ident, _, _)| ident).collect())
+}
+
+/// The code of a statement list, without the `let x;` (no value) that the code after it in
+/// this state does not name: `let x; taskwait!(); x = f(r);` declares `x` in state 0, where
+/// nothing assigns it, and rustc could not infer its type there (E0282; with a type, `let x:
+/// u64;`, an unused variable); the resume state declares it again where it is written (see
+/// `Lower::restores`).
+fn without_unnamed_decls(parts: Vec<(Option<Vec<Ident>>, TokenStream)>) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, (decl, code)) in parts.iter().enumerate() {
+        if let Some(idents) = decl {
+            let after: TokenStream = parts[i + 1..].iter().map(|(_, c)| c.clone()).collect();
+            if !idents.iter().any(|id| names(&after, id)) {
+                continue;
+            }
+        }
+        out.extend(code.clone());
+    }
+    out
+}
+
 /// `return e` → `return __gtap_result.finish(e)` and `e?` → `match branch(e) { Ok(v) => v,
 /// Err(r) => return __gtap_result.finish(from_residual(r)) }`, outside closures, async blocks
 /// and items.
@@ -472,29 +503,29 @@ impl Lower<'_> {
     }
 
     fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
-        let mut out = TokenStream::new();
+        let mut parts = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             match placeholder_id(s).and_then(|id| self.markers.get(id).map(|m| (id, m))) {
-                Some((id, Marker::Spawn(sp))) => out.extend(self.spawn(id, sp)),
+                Some((id, Marker::Spawn(sp))) => parts.push((None, self.spawn(id, sp))),
                 Some((id, Marker::Wait(w))) => {
-                    out.extend(self.wait(id, w));
-                    return out;
+                    parts.push((None, self.wait(id, w)));
+                    return without_unnamed_decls(parts);
                 }
                 None => {
-                    out.extend(self.stmt(s));
+                    parts.push((value_less_decl(s), self.stmt(s)));
                     if self.always_waits(s) {
                         // The statements after it are unreachable here (they run in the
                         // resume states), but still type-checked: they may name results
                         // joined inside it, which have no local in this state.
                         let tail = self.stmts(&stmts[i + 1..]);
-                        out.extend(self.unreachable_results(&tail));
-                        out.extend(tail);
-                        return out;
+                        parts.push((None, self.unreachable_results(&tail)));
+                        parts.push((None, tail));
+                        return without_unnamed_decls(parts);
                     }
                 }
             }
         }
-        out
+        without_unnamed_decls(parts)
     }
 
     /// For unreachable code `tail`: a local for each task result it names that the code

@@ -25,6 +25,9 @@ use crate::{
 use proc_macro2::{Ident, Span};
 use quote::{quote, ToTokens};
 use syn::{Block, Expr, Pat, Stmt};
+use values::{has_else_markers, is_construct_value};
+
+mod values;
 
 /// The normalized body and its markers, indexed by placeholder number.
 pub(crate) struct Structured {
@@ -219,6 +222,20 @@ impl Pass<'_> {
             Stmt::Expr(Expr::Macro(m), semi) if marker_kind(&m.mac.path).is_some() => {
                 let _ = semi;
                 out.push(self.marker(&m.mac, Target::Detached, &m));
+            }
+            Stmt::Local(local) if has_else_markers(&local) => self.let_else(local, tail, out),
+            Stmt::Expr(Expr::Assign(a), semi) if is_construct_value(&a.right) => {
+                self.assign_construct(*a.left, None, *a.right, semi, out);
+            }
+            Stmt::Expr(Expr::Binary(b), semi)
+                if is_compound(&b.op) && is_construct_value(&b.right) =>
+            {
+                self.assign_construct(*b.left, Some(b.op), *b.right, semi, out);
+            }
+            Stmt::Expr(Expr::Return(r), semi)
+                if r.expr.as_deref().is_some_and(is_construct_value) =>
+            {
+                self.return_construct(r, semi, out);
             }
             Stmt::Local(local) if is_construct_init(&local) && has_tail_task(&local) => {
                 self.let_of_tail_tasks(local, out);

@@ -273,6 +273,51 @@ fn several_waits() {
 }
 
 #[test]
+fn destructuring_assignment_defines() {
+    // `(c, d) = ..` writes `c` and `d` whole: not live before it (so not saved at the first
+    // wait), while `(p.x, e) = ..` uses `p` (one field is written) and defines `e`.
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let (c, d);
+            let mut p = P::default();
+            let e;
+            let a = task!(g(n));
+            taskwait!();
+            (c, d) = (a, n);
+            (p.x, e) = (c, d);
+            let b = task!(g(e));
+            taskwait!();
+            b + p.x + c
+        }
+    });
+    assert_eq!(
+        got,
+        sets(&[(&["p"], &["n", "p", "a"]), (&["c", "p"], &["c", "p", "b"])])
+    );
+}
+
+#[test]
+fn diverging_macro_ends_the_path() {
+    // After the wait in the `_` arm only `panic!` runs: `m` is not live there, so it is saved
+    // at neither wait (each wait's own arm reads it before its join, or never).
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let m = n + 1;
+            let v = match n {
+                0 => m,
+                _ => {
+                    let r = task!(g(n));
+                    taskwait!();
+                    unreachable!("{r}");
+                }
+            };
+            v + m
+        }
+    });
+    assert_eq!(got, sets(&[(&[], &["r"])]));
+}
+
+#[test]
 fn return_inside() {
     let got = saved_sets(quote! {
         fn f(n: u32) -> u32 {
