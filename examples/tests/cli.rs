@@ -1,4 +1,4 @@
-//! The examples' shared GPU options (`--scheduler`, `--profile`, `--reference`) on a machine
+//! The examples' shared GPU options (`--scheduler`, `--profile`, `--reference`, the idle knobs) on a machine
 //! without a GPU:
 //! accepted values run, bad ones are refused with a message naming what to write instead, and
 //! a profile that cannot exist is an error rather than a silent no-op.
@@ -98,4 +98,22 @@ fn a_bad_reference_names_the_choices() {
         t.contains("--reference must be seq or rayon, got `gpu`"),
         "{t}"
     );
+}
+
+#[test]
+fn idle_knobs_in_range_run_and_out_of_range_name_the_field() {
+    let o = fib(&["12", "--cpu", "--idle-max-ns", "8192", "--steal-tries", "2"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("fib: OK"), "{}", text(&o));
+    for (flag, value, field) in [
+        ("--idle-max-ns", "255", "idle_max_ns"),
+        ("--idle-max-ns", "1000001", "idle_max_ns"),
+        ("--steal-tries", "0", "steal_tries"),
+        ("--steal-tries", "65", "steal_tries"),
+    ] {
+        let o = fib(&["12", "--cpu", flag, value]);
+        assert!(!o.status.success(), "{flag} {value}: {}", text(&o));
+        let t = text(&o);
+        assert!(t.contains(field) && t.contains(value), "{flag} {value}: {t}");
+    }
 }

@@ -171,7 +171,11 @@ pub struct Config {
     pub stack_bytes: u32,
     /// GPU: a cap on registers per thread, given to the PTX JIT (`CU_JIT_MAX_REGISTERS`);
     /// `None` leaves the choice to the compiler. Fewer registers can fit more warps on an SM
-    /// (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill.
+    /// (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill. A body
+    /// that calls a recursive sequential function (a cutoff) can take its worker kernel past
+    /// 168 registers: EPAQ fib(40) at cutoff 9 needs 208 (9 warps per SM) and ran in 6.7 ms
+    /// with `Some(168)` against 11.3 ms (H100, `docs/benchmarks.md`, ninth session). The cap
+    /// applies to every kernel of the module, which changes the code of the others too.
     pub max_registers: Option<u32>,
     /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
     /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.
@@ -404,7 +408,7 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 19] = [
+        let cases: [(&str, Config); 22] = [
             (
                 "sms",
                 Config {
