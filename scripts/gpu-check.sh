@@ -75,6 +75,9 @@ if [ "$mode" = quick ] || [ "$mode" = all ]; then
   check "inline last child: UTS 1e7"          120 $B/uts 1e7 --gpu --inline-last-child
   check "inline last child: BFS R-MAT 2^18"   120 $B/bfs rmat 18 --gpu --inline-last-child
   check "inline off: chain 10^5"              120 $B/chain 100000 --gpu --inline-steps 0
+  # The idle back-off knobs at the ends the ninth session swept (both ran there, checked).
+  check "idle sleeps up to 32 us: UTS 1e7"    120 $B/uts 1e7 --gpu --idle-max-ns 32768
+  check "one victim per steal round: pruned tree D=28" 120 $B/pruned_tree 28 --gpu --steal-tries 1
   if [ -n "$SAN" ]; then
     check "memcheck inline last child fib(18)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --inline-last-child
     check "racecheck inline last child fib(12)" 300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 12 --gpu --inline-last-child
