@@ -1,0 +1,153 @@
+//! Round 4 of the shapes users write (see `user_shapes.rs`, `user_shapes_more.rs`,
+//! `user_shapes_r3.rs`), each on the CPU executor against a plain Rust twin.
+
+use gtap::program;
+
+fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
+where
+    T::Output: PartialEq + std::fmt::Debug,
+{
+    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
+    assert_eq!(got, want, "{}", T::NAME);
+}
+
+#[gtap::function]
+fn sq(x: u64) -> u64 {
+    x.wrapping_mul(x)
+}
+
+// ---------------------------------------------------------------------------------------------
+// a join before a diverging call that is not one of the panic macros
+
+#[gtap::function]
+fn abort_arm(n: u64) -> u64 {
+    let v;
+    match n {
+        0..=100 => v = n + 1,
+        _ => {
+            let r = task!(sq(n));
+            taskwait!();
+            if r == 7 {
+                return r;
+            }
+            std::process::abort();
+        }
+    }
+    let w = task!(sq(v));
+    taskwait!();
+    w + v
+}
+
+#[gtap::function]
+fn exit_arm(n: u64) -> u64 {
+    let v: u64;
+    if n < 50 {
+        v = n * 3;
+    } else {
+        let r = task!(sq(n));
+        taskwait!();
+        if r != 0 {
+            std::process::exit(3)
+        }
+        core::panic!("zero");
+    }
+    let w = task!(sq(v));
+    taskwait!();
+    w
+}
+
+#[gtap::function]
+fn loop_arm(n: u64) -> u64 {
+    let v;
+    match n % 4 {
+        0 | 1 | 2 => v = n,
+        _ => {
+            let r = task!(sq(n));
+            taskwait!();
+            if r > 1 {
+                return r;
+            }
+            #[allow(clippy::empty_loop)]
+            loop {}
+        }
+    }
+    let w = task!(sq(v));
+    taskwait!();
+    w
+}
+
+#[gtap::function]
+fn block_return(n: u64) -> u64 {
+    let v;
+    if n % 2 == 0 {
+        v = n;
+    } else {
+        let r = task!(sq(n));
+        taskwait!();
+        {
+            return r + 1;
+        }
+    }
+    let w = task!(sq(v));
+    taskwait!();
+    w
+}
+
+#[gtap::function]
+fn let_return(n: u64) -> u64 {
+    let v;
+    if n % 2 == 0 {
+        v = n;
+    } else {
+        let r = task!(sq(n));
+        taskwait!();
+        let _z: u64 = { return r + 2 };
+    }
+    let w = task!(sq(v));
+    taskwait!();
+    w
+}
+
+#[gtap::function]
+fn tail_abort(n: u64) -> u64 {
+    let v = match n {
+        0..=100 => n,
+        _ => {
+            let r = task!(sq(n));
+            taskwait!();
+            if r > 0 {
+                return r;
+            }
+            std::process::abort()
+        }
+    };
+    let w = task!(sq(v));
+    taskwait!();
+    w
+}
+
+program!(R4a = [sq, abort_arm, exit_arm, loop_arm, block_return, let_return, tail_abort]);
+
+#[test]
+fn joins_before_diverging_calls() {
+    for n in [0u64, 3, 4, 7, 100, 101, 1000] {
+        if n <= 100 {
+            check::<R4a, _>(abort_arm, (n,), (n + 1) * (n + 1) + n + 1);
+            check::<R4a, _>(tail_abort, (n,), n * n);
+        } else {
+            check::<R4a, _>(tail_abort, (n,), n * n);
+        }
+        if n < 50 {
+            check::<R4a, _>(exit_arm, (n,), 9 * n * n);
+        }
+        if n % 4 != 3 {
+            check::<R4a, _>(loop_arm, (n,), n * n);
+        } else {
+            check::<R4a, _>(loop_arm, (n,), n * n);
+        }
+        let b = if n % 2 == 0 { n * n } else { n * n + 1 };
+        check::<R4a, _>(block_return, (n,), b);
+        let l = if n % 2 == 0 { n * n } else { n * n + 2 };
+        check::<R4a, _>(let_return, (n,), l);
+    }
+}
