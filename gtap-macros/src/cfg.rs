@@ -569,9 +569,10 @@ impl Builder<'_> {
                     }
                 }
                 self.body.spawn_target[id] = target;
-                // `?` in an argument leaves the task before the child is spawned.
+                // `?` in an argument or in the queue hint leaves the task before the child
+                // is spawned.
                 let args = self.push(NodeKind::Eval, Vec::new());
-                for a in &s.args {
+                for a in s.args.iter().chain(&s.queue) {
                     self.control_edges(args, a);
                 }
                 self.push(
@@ -589,6 +590,10 @@ impl Builder<'_> {
                     .as_ref()
                     .map(|q| self.uses_of(q))
                     .unwrap_or_default();
+                if let (Some(q), Some(before)) = (&w.queue, self.cur) {
+                    // `?` in the hint leaves the task before the join.
+                    self.control_edges(before, q);
+                }
                 let node = self.push(NodeKind::Wait { marker: id }, uses);
                 self.body.waits.push(WaitPoint {
                     marker: id,

@@ -151,3 +151,95 @@ fn joins_before_diverging_calls() {
         check::<R4a, _>(let_return, (n,), l);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `queue = expr` hints with non-trivial expressions, on a runtime with several queues
+
+fn check_queues<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
+where
+    T::Output: PartialEq + std::fmt::Debug,
+{
+    let config = gtap::Config { queues: 3, workers: 2, ..Default::default() };
+    let got = gtap::Runtime::cpu(config)
+        .expect("a CPU runtime")
+        .run::<P, T>(f, args)
+        .expect("runs on the CPU executor");
+    assert_eq!(got, want, "{}", T::NAME);
+}
+
+const fn level_queue(depth: u32) -> u32 {
+    if depth > 4 {
+        2
+    } else {
+        depth % 2
+    }
+}
+
+#[gtap::function]
+fn qtree(depth: u32, lo: u64) -> u64 {
+    if depth == 0 {
+        return lo;
+    }
+    let hint = [0u32, 1, 2];
+    let a = task!(queue = level_queue(depth), qtree(depth - 1, lo * 2));
+    let b = task!(queue = hint[(lo % 3) as usize], qtree(depth - 1, lo * 2 + 1));
+    let q = if lo % 2 == 0 { 1u32 } else { 2 };
+    taskwait!(queue = { let k = q + depth; k % 3 });
+    let c = task!(queue = (a + b) % 3, qtree(depth / 2, lo));
+    taskwait!(queue = (a % 3) as u32);
+    a + b + c * q as u64
+}
+
+fn seq_qtree(depth: u32, lo: u64) -> u64 {
+    if depth == 0 {
+        return lo;
+    }
+    let q = if lo % 2 == 0 { 1u64 } else { 2 };
+    let a = seq_qtree(depth - 1, lo * 2);
+    let b = seq_qtree(depth - 1, lo * 2 + 1);
+    let c = seq_qtree(depth / 2, lo);
+    a + b + c * q
+}
+
+/// `?` in the queue hint of a spawn and of a join.
+#[gtap::function]
+fn qtry(n: u64, qs: [Option<u32>; 4]) -> Option<u64> {
+    if n == 0 {
+        return Some(1);
+    }
+    let a = task!(queue = qs[(n % 4) as usize]?, qtry(n - 1, qs));
+    taskwait!(queue = qs[(n % 4) as usize].map_or(0, |q| q % 2));
+    if n % 3 == 0 {
+        // no child pending: a `?` in the join's hint returns before it
+        taskwait!(queue = qs[((n + 1) % 4) as usize]?);
+    }
+    Some(a? + n)
+}
+
+fn seq_qtry(n: u64, qs: [Option<u32>; 4]) -> Option<u64> {
+    if n == 0 {
+        return Some(1);
+    }
+    qs[(n % 4) as usize]?;
+    let a = seq_qtry(n - 1, qs);
+    if n % 3 == 0 {
+        qs[((n + 1) % 4) as usize]?;
+    }
+    Some(a? + n)
+}
+
+program!(R4q = [qtree, qtry]);
+
+#[test]
+fn queue_hints_with_expressions() {
+    for d in [0u32, 1, 3, 6] {
+        for lo in [0u64, 5] {
+            check_queues::<R4q, _>(qtree, (d, lo), seq_qtree(d, lo));
+        }
+    }
+    for qs in [[Some(0), Some(1), Some(2), Some(1)], [Some(0), None, Some(2), Some(1)]] {
+        for n in [0u64, 1, 2, 5] {
+            check_queues::<R4q, _>(qtry, (n, qs), seq_qtry(n, qs));
+        }
+    }
+}
