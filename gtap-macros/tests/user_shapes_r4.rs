@@ -243,3 +243,257 @@ fn queue_hints_with_expressions() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// generic task functions over a user trait, spawning each other; const generics over an array
+// argument; three-way mutual recursion; unit tasks spawned detached beside joined ones
+
+pub trait Weigh: Copy + 'static {
+    const UNIT: u64;
+    fn weight(self) -> u64;
+    fn split(self) -> (Self, Self);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Seg {
+    lo: u32,
+    hi: u32,
+}
+
+impl Weigh for Seg {
+    const UNIT: u64 = 1;
+    fn weight(self) -> u64 {
+        u64::from(self.hi - self.lo)
+    }
+    fn split(self) -> (Self, Self) {
+        let mid = self.lo + (self.hi - self.lo) / 2;
+        (Seg { lo: self.lo, hi: mid }, Seg { lo: mid, hi: self.hi })
+    }
+}
+
+impl Weigh for u16 {
+    const UNIT: u64 = 3;
+    fn weight(self) -> u64 {
+        u64::from(self)
+    }
+    fn split(self) -> (Self, Self) {
+        (self / 2, self - self / 2)
+    }
+}
+
+#[gtap::function]
+fn gweigh<W: Weigh>(w: W, cutoff: u64) -> u64 {
+    if w.weight() <= cutoff {
+        return w.weight() * W::UNIT;
+    }
+    let (l, r) = w.split();
+    let a = task!(gweigh::<W>(l, cutoff));
+    let b = task!(gsplit::<W>(r, cutoff));
+    taskwait!();
+    a + b
+}
+
+#[gtap::function]
+fn gsplit<W>(w: W, cutoff: u64) -> u64
+where
+    W: Weigh,
+{
+    let (l, r) = w.split();
+    let mut parts = [0u64; 2];
+    parts[0] = task!(gweigh::<W>(l, cutoff));
+    parts[1] = task!(gweigh::<W>(r, cutoff));
+    taskwait!();
+    parts[0] + parts[1] + u64::from(w.weight() > cutoff)
+}
+
+fn seq_gweigh<W: Weigh>(w: W, cutoff: u64) -> u64 {
+    if w.weight() <= cutoff {
+        return w.weight() * W::UNIT;
+    }
+    let (l, r) = w.split();
+    seq_gweigh(l, cutoff) + seq_gsplit(r, cutoff)
+}
+
+fn seq_gsplit<W: Weigh>(w: W, cutoff: u64) -> u64 {
+    let (l, r) = w.split();
+    seq_gweigh(l, cutoff) + seq_gweigh(r, cutoff) + u64::from(w.weight() > cutoff)
+}
+
+#[gtap::function]
+fn csum<const N: usize>(xs: [u32; N], lo: usize, hi: usize) -> u64 {
+    if hi - lo <= 2 {
+        return xs[lo..hi].iter().map(|&x| u64::from(x)).sum();
+    }
+    let mid = lo + (hi - lo) / 2;
+    let l = task!(csum::<N>(xs, lo, mid));
+    let r = task!(csum::<N>(xs, mid, hi));
+    taskwait!();
+    l + r
+}
+
+#[gtap::function]
+fn tri_a(n: u32) -> u64 {
+    if n == 0 {
+        return 1;
+    }
+    let x = task!(tri_b(n - 1));
+    let y = task!(tri_c(n / 2));
+    taskwait!();
+    x + 2 * y
+}
+
+#[gtap::function]
+fn tri_b(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n) + 5;
+    }
+    let x = task!(tri_c(n - 1));
+    taskwait!();
+    let y = task!(tri_a(n - 2));
+    taskwait!();
+    x ^ y
+}
+
+#[gtap::function]
+fn tri_c(n: u32) -> u64 {
+    match n {
+        0 => 7,
+        1 | 2 => {
+            let x = task!(tri_a(n - 1));
+            taskwait!();
+            x * 3
+        }
+        _ => {
+            let x = task!(tri_b(n - 2));
+            let y = task!(tri_a(n / 3));
+            taskwait!();
+            x.wrapping_mul(y) % 1_000_003
+        }
+    }
+}
+
+fn seq_tri_a(n: u32) -> u64 {
+    if n == 0 {
+        return 1;
+    }
+    seq_tri_b(n - 1) + 2 * seq_tri_c(n / 2)
+}
+
+fn seq_tri_b(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n) + 5;
+    }
+    seq_tri_c(n - 1) ^ seq_tri_a(n - 2)
+}
+
+fn seq_tri_c(n: u32) -> u64 {
+    match n {
+        0 => 7,
+        1 | 2 => seq_tri_a(n - 1) * 3,
+        _ => seq_tri_b(n - 2).wrapping_mul(seq_tri_a(n / 3)) % 1_000_003,
+    }
+}
+
+/// A unit task: adds `v` into `out[i]`, recursing detached.
+#[gtap::function]
+fn mark(out: gtap::Slice<u64>, i: u32, v: u64, depth: u32) {
+    if depth == 0 {
+        out.atomic_add(i as usize, v);
+        return;
+    }
+    task!(mark(out, i, v, depth - 1));
+    task!(mark(out, (i + depth) % 8, 1, 0));
+}
+
+/// Detached unit spawns beside joined ones: the join waits for every child, so the marks
+/// are all in `out` after it.
+#[gtap::function]
+fn marks(out: gtap::Slice<u64>, n: u32) -> u64 {
+    let mut total = 0;
+    for i in 0..n {
+        task!(mark(out, i % 8, u64::from(i), i % 3));
+        let s = task!(tri_a(i % 5));
+        if i % 2 == 0 {
+            task!(mark(out, 7, 100, 0));
+        }
+        taskwait!();
+        total += s;
+    }
+    let u = task!(mark(out, 0, 1000, 2));
+    taskwait!();
+    let () = u;
+    let mut seen = 0;
+    for k in 0..8 {
+        seen += out.get(k);
+    }
+    total * 1_000_000 + seen
+}
+
+fn seq_mark(out: &mut [u64; 8], i: u32, v: u64, depth: u32) {
+    if depth == 0 {
+        out[i as usize] += v;
+        return;
+    }
+    seq_mark(out, i, v, depth - 1);
+    seq_mark(out, (i + depth) % 8, 1, 0);
+}
+
+fn seq_marks(n: u32) -> u64 {
+    let mut out = [0u64; 8];
+    let mut total = 0;
+    for i in 0..n {
+        seq_mark(&mut out, i % 8, u64::from(i), i % 3);
+        total += seq_tri_a(i % 5);
+        if i % 2 == 0 {
+            seq_mark(&mut out, 7, 100, 0);
+        }
+    }
+    seq_mark(&mut out, 0, 1000, 2);
+    total * 1_000_000 + out.iter().sum::<u64>()
+}
+
+program!(R4g = [
+    gweigh::<Seg>,
+    gsplit::<Seg>,
+    gweigh::<u16>,
+    gsplit::<u16>,
+    csum::<5>,
+    csum::<16>,
+    tri_a,
+    tri_b,
+    tri_c,
+    mark,
+    marks
+]);
+
+#[test]
+fn generics_mutual_recursion_and_detached_units() {
+    for (lo, hi, cut) in [(0u32, 1u32, 1u64), (3, 40, 4), (0, 100, 7), (10, 11, 1)] {
+        let s = Seg { lo, hi };
+        check::<R4g, _>(gweigh::<Seg>, (s, cut), seq_gweigh(s, cut));
+        check::<R4g, _>(gsplit::<Seg>, (s, cut), seq_gsplit(s, cut));
+    }
+    for (w, cut) in [(1u16, 1u64), (77, 5), (1000, 30)] {
+        check::<R4g, _>(gweigh::<u16>, (w, cut), seq_gweigh(w, cut));
+    }
+    let xs5 = [4u32, 8, 15, 16, 23];
+    check::<R4g, _>(csum::<5>, (xs5, 0, 5), 66);
+    check::<R4g, _>(csum::<5>, (xs5, 1, 4), 39);
+    let mut xs16 = [0u32; 16];
+    for (i, x) in xs16.iter_mut().enumerate() {
+        *x = (i as u32).wrapping_mul(2_654_435_761) >> 7;
+    }
+    let want: u64 = xs16.iter().map(|&x| u64::from(x)).sum();
+    check::<R4g, _>(csum::<16>, (xs16, 0, 16), want);
+    for n in [0u32, 1, 2, 3, 9, 14] {
+        check::<R4g, _>(tri_a, (n,), seq_tri_a(n));
+        check::<R4g, _>(tri_b, (n,), seq_tri_b(n));
+        check::<R4g, _>(tri_c, (n,), seq_tri_c(n));
+    }
+    for n in [0u32, 1, 5, 12] {
+        let mut rt = gtap::Runtime::cpu(gtap::Config::default()).expect("a CPU runtime");
+        let out = rt.alloc_zeroed::<u64>(8).expect("a buffer");
+        let got = rt.run::<R4g, _>(marks, (out.slice(), n)).expect("runs");
+        assert_eq!(got, seq_marks(n), "marks({n})");
+    }
+}
