@@ -150,6 +150,13 @@ enum Reason {
 }
 
 impl Reason {
+    fn local(&self) -> Option<String> {
+        match self {
+            Reason::Source(_) => None,
+            Reason::Local(x) => Some(x.clone()),
+        }
+    }
+
     fn describe(&self) -> String {
         match self {
             Reason::Source(f) => format!("depends on `gtap::block::{f}()`"),
@@ -278,6 +285,8 @@ struct Control {
     tokens: TokenStream,
     /// What makes it thread-dependent, for the note.
     why: String,
+    /// The tainted local it names, if that is why.
+    local: Option<String>,
     /// Whether barriers under it are reported as under it (not for loops left early: the
     /// `break`/`continue` is reported instead).
     report: bool,
@@ -335,6 +344,18 @@ enum ExitKind {
 }
 
 impl ExitKind {
+    /// What to write instead, for the message.
+    fn fix(self) -> &'static str {
+        match self {
+            ExitKind::Return | ExitKind::Try => {
+                "keep every thread going to the barrier (record the value in a local and guard the work in between instead), or agree on leaving first with a uniform condition (`if gtap::block::any(c) { return .. }`)"
+            }
+            ExitKind::Break | ExitKind::Continue => {
+                "let every thread take the same way: decide with a uniform condition (`if gtap::block::any(c) { break; }`) or guard the rest of the iteration instead"
+            }
+        }
+    }
+
     fn display(self) -> &'static str {
         match self {
             ExitKind::Return => "`return`",
@@ -414,6 +435,7 @@ impl Walker<'_> {
                 self.ev.controls.push(Control {
                     tokens,
                     why: r.describe(),
+                    local: r.local(),
                     report: true,
                 });
                 self.stack.push(Frame::Control(c));
@@ -446,6 +468,7 @@ impl Walker<'_> {
                 why: format!(
                     "some threads leave this {what} early (a `break` or `continue` under a condition that depends on `gtap::block::thread_index()`)"
                 ),
+                local: None,
                 report: false,
             });
             self.stack.push(Frame::Control(c));
@@ -676,6 +699,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
                     s.ev.controls.push(Control {
                         tokens: g.to_token_stream(),
                         why: r.describe(),
+                        local: r.local(),
                         report: true,
                     });
                     s.stack.push(Frame::Control(c));
@@ -776,12 +800,13 @@ pub(crate) fn tainted_locals(body: &syn::Block) -> Vec<String> {
 
 fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
     let (_, ev) = analyze(body);
+    let rebound = rebound_names(body);
     let mut noted = HashSet::new();
     let mut errors: Vec<(usize, Vec<syn::Error>)> = Vec::new();
     let note = |noted: &mut HashSet<usize>, errs: &mut Vec<syn::Error>, c: usize| {
         if noted.insert(c) {
             let ctl = &ev.controls[c];
-            let msg = if ctl.report {
+            let mut msg = if ctl.report {
                 format!(
                     "the condition: it {}, so the threads of a block may disagree on it",
                     ctl.why
@@ -789,6 +814,11 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
             } else {
                 ctl.why.clone()
             };
+            if let Some(x) = ctl.local.as_ref().filter(|x| rebound.contains(*x)) {
+                msg.push_str(&format!(
+                    " (locals are tracked by name, and `{x}` is bound more than once: if this `{x}` is the same on every thread, as after `let {x} = gtap::block::broadcast({x});`, give it a name of its own)"
+                ));
+            }
             errs.push(syn::Error::new_spanned(&ctl.tokens, msg));
         }
     };
@@ -807,10 +837,21 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
                 "`gtap::block::{f}()` is a block collective (a barrier) that every thread of the block must reach"
             ),
         };
+        let fix = match &b.kind {
+            BarrierKind::Wait => {
+                "move it out of the condition: spawn under the condition, join after it where every thread goes (`let mut a = 0; if gtap::block::is_leader() { a = task!(..); } taskwait!(); let a = gtap::block::broadcast(a);`)"
+            }
+            BarrierKind::Collective(f) if f == "sync" => {
+                "move it out of the condition, to where every thread goes"
+            }
+            BarrierKind::Collective(_) => {
+                "call it where every thread goes and put the condition in its argument (`gtap::block::sum_u64(if c { v } else { 0 })`)"
+            }
+        };
         let mut errs = vec![syn::Error::new_spanned(
             &b.tokens,
             format!(
-                "{head}: this one is under a condition that depends on `gtap::block::thread_index()`"
+                "{head}: this one is under a condition that depends on `gtap::block::thread_index()`; {fix}"
             ),
         )];
         note(&mut noted, &mut errs, c);
@@ -854,9 +895,10 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
         let mut errs = vec![syn::Error::new_spanned(
             &x.tokens,
             format!(
-                "{} under a condition that depends on `gtap::block::thread_index()` in a block-level task: the threads that leave early here would skip {which} {}, which every thread of the block must reach",
+                "{} under a condition that depends on `gtap::block::thread_index()` in a block-level task: the threads that leave early here would skip {which} {}, which every thread of the block must reach; {}",
                 x.kind.display(),
                 b.kind.display(),
+                x.kind.fix(),
             ),
         )];
         note(&mut noted, &mut errs, x.control);
@@ -866,6 +908,22 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
     for e in errors.into_iter().flat_map(|(_, e)| e) {
         cx.syn_error(e);
     }
+}
+
+/// The names bound more than once in the body (patterns of `let`, arms, loops, closures): a
+/// shadowing binding shares its name's taint, which the messages point out.
+fn rebound_names(body: &syn::Block) -> HashSet<String> {
+    struct Count(std::collections::HashMap<String, usize>);
+    impl<'ast> Visit<'ast> for Count {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            *self.0.entry(p.ident.to_string()).or_default() += 1;
+            visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut c = Count(std::collections::HashMap::new());
+    c.visit_block(body);
+    c.0.into_iter().filter(|(_, n)| *n > 1).map(|(x, _)| x).collect()
 }
 
 /// Reports every `gtap::block` call in a thread-level function.

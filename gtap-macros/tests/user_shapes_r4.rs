@@ -497,3 +497,234 @@ fn generics_mutual_recursion_and_detached_units() {
         assert_eq!(got, seq_marks(n), "marks({n})");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// block-level functions as users write them (on the CPU executor, a block of one thread):
+// loops with collectives and joins, uniform early exits, leader-guarded spawns, `?`
+
+use gtap::block;
+
+#[gtap::function(block)]
+fn bsum(xs: gtap::Slice<u64>, lo: u32, hi: u32) -> u64 {
+    let (t, size) = (block::thread_index(), block::size());
+    if hi - lo <= 16 {
+        let mut acc = 0;
+        let mut i = lo + t;
+        while i < hi {
+            acc += xs.get(i as usize);
+            i += size;
+        }
+        return block::sum_u64(acc);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (mut a, mut b) = (0, 0);
+    if block::is_leader() {
+        a = task!(bsum(xs, lo, mid));
+        b = task!(bsum(xs, mid, hi));
+    }
+    taskwait!();
+    block::broadcast(a + b)
+}
+
+/// Rounds of a block-wide computation: a collective decides (uniformly) whether to stop, the
+/// leader spawns the next piece, every thread joins.
+#[gtap::function(block)]
+fn brounds(xs: gtap::Slice<u64>, n: u32, rounds: u32) -> u64 {
+    let t = block::thread_index();
+    let size = block::size();
+    let mut acc = 0u64;
+    let mut round = 0;
+    while round < rounds {
+        let mut local = 0u64;
+        let mut i = t;
+        while i < n {
+            local = local.wrapping_add(xs.get(i as usize) >> round);
+            i += size;
+        }
+        let total = block::sum_u64(local);
+        if total == 0 {
+            break;
+        }
+        let mut part = 0;
+        if t == 0 {
+            part = task!(bsum(xs, 0, n.min(round * 7 + 1)));
+        }
+        taskwait!();
+        // a name of its own: locals are tracked by name, and `part` is thread-dependent
+        let shared = block::broadcast(part);
+        if block::any(shared % 5 == 0) {
+            round += 1;
+            continue;
+        }
+        acc = acc.wrapping_add(total ^ shared);
+        let most = block::max_u32(t);
+        acc += u64::from(most + block::count(t < 4));
+        round += 1;
+    }
+    let Some(k) = acc.checked_sub(3) else {
+        return 0;
+    };
+    block::sync();
+    if t != 0 {
+        return 0; // only thread 0's value is the result; no barrier follows
+    }
+    k
+}
+
+fn seq_bsum(xs: &[u64], lo: u32, hi: u32) -> u64 {
+    xs[lo as usize..hi as usize].iter().sum()
+}
+
+fn seq_brounds(xs: &[u64], n: u32, rounds: u32) -> u64 {
+    let mut acc = 0u64;
+    let mut round = 0;
+    while round < rounds {
+        let total = xs[..n as usize]
+            .iter()
+            .fold(0u64, |s, &x| s.wrapping_add(x >> round));
+        if total == 0 {
+            break;
+        }
+        let part = seq_bsum(xs, 0, n.min(round * 7 + 1));
+        if part % 5 == 0 {
+            round += 1;
+            continue;
+        }
+        acc = acc.wrapping_add(total ^ part);
+        acc += 1;
+        round += 1;
+    }
+    acc.saturating_sub(3)
+}
+
+/// `?` in a block-level task on a uniform value, a `for` over a range with a join and a
+/// collective, a `match` on a uniform value with joins in its arms.
+#[gtap::function(block)]
+fn bpick(xs: gtap::Slice<u64>, n: u32, sel: Option<u32>) -> Option<u64> {
+    let s = sel?;
+    let mut best = 0u64;
+    for r in 0..s.min(4) {
+        let mut got = 0;
+        if block::is_leader() {
+            got = task!(bsum(xs, 0, (n / (r + 1)).max(1)));
+        }
+        taskwait!();
+        best = best.max(block::broadcast(got));
+    }
+    let extra = match s % 3 {
+        0 => {
+            let mut v = 0;
+            if block::is_leader() {
+                v = task!(bsum(xs, n / 2, n));
+            }
+            taskwait!();
+            block::broadcast(v)
+        }
+        1 => return Some(best + 1),
+        _ => block::sum_u64(u64::from(block::thread_index() == 0)),
+    };
+    Some(best + extra)
+}
+
+fn seq_bpick(xs: &[u64], n: u32, sel: Option<u32>) -> Option<u64> {
+    let s = sel?;
+    let mut best = 0u64;
+    for r in 0..s.min(4) {
+        best = best.max(seq_bsum(xs, 0, (n / (r + 1)).max(1)));
+    }
+    let extra = match s % 3 {
+        0 => seq_bsum(xs, n / 2, n),
+        1 => return Some(best + 1),
+        _ => 1,
+    };
+    Some(best + extra)
+}
+
+program!(R4b = [bsum, brounds, bpick]);
+
+#[test]
+fn block_level_loops_collectives_and_early_exits() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for n in [1u32, 17, 64, 200] {
+        let xs: Vec<u64> = (0..n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed % 1000
+            })
+            .collect();
+        let mut rt = gtap::Runtime::cpu(gtap::Config::default()).expect("a CPU runtime");
+        let buf = rt.upload(&xs).expect("upload");
+        let got = rt.run::<R4b, _>(bsum, (buf.slice(), 0, n)).expect("runs");
+        assert_eq!(got, seq_bsum(&xs, 0, n), "bsum({n})");
+        for rounds in [0u32, 1, 5, 9] {
+            let got = rt.run::<R4b, _>(brounds, (buf.slice(), n, rounds)).expect("runs");
+            assert_eq!(got, seq_brounds(&xs, n, rounds), "brounds({n}, {rounds})");
+        }
+        for sel in [None, Some(0), Some(1), Some(2), Some(3), Some(7)] {
+            let got = rt.run::<R4b, _>(bpick, (buf.slice(), n, sel)).expect("runs");
+            assert_eq!(got, seq_bpick(&xs, n, sel), "bpick({n}, {sel:?})");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// large arrays as arguments and results: the frame is over the default 256 bytes, so the
+// function raises `max_frame_bytes` and the runtime `Config::task_data_limit`
+
+#[gtap::function(max_frame_bytes = 2048)]
+fn big_rev(xs: [u64; 64], lo: usize, hi: usize) -> [u64; 40] {
+    let mut out = [0u64; 40];
+    if hi - lo <= 8 {
+        for i in lo..hi {
+            out[i % 40] = out[i % 40].wrapping_add(xs[hi - 1 - (i - lo)] ^ i as u64);
+        }
+        return out;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let a = task!(big_rev(xs, lo, mid));
+    let b = task!(big_rev(xs, mid, hi));
+    taskwait!();
+    for i in 0..40 {
+        out[i] = a[i].wrapping_add(b[i]).rotate_left(1);
+    }
+    out
+}
+
+fn seq_big_rev(xs: [u64; 64], lo: usize, hi: usize) -> [u64; 40] {
+    let mut out = [0u64; 40];
+    if hi - lo <= 8 {
+        for i in lo..hi {
+            out[i % 40] = out[i % 40].wrapping_add(xs[hi - 1 - (i - lo)] ^ i as u64);
+        }
+        return out;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let a = seq_big_rev(xs, lo, mid);
+    let b = seq_big_rev(xs, mid, hi);
+    for i in 0..40 {
+        out[i] = a[i].wrapping_add(b[i]).rotate_left(1);
+    }
+    out
+}
+
+program!(R4f = [big_rev]);
+
+#[test]
+fn large_array_arguments_and_results() {
+    let mut xs = [0u64; 64];
+    for (i, x) in xs.iter_mut().enumerate() {
+        *x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    let config = gtap::Config { task_data_limit: 2048, ..Default::default() };
+    let mut rt = gtap::Runtime::cpu(config).expect("a CPU runtime");
+    for (lo, hi) in [(0usize, 64usize), (3, 9), (5, 50)] {
+        let got = rt.run::<R4f, _>(big_rev, (xs, lo, hi)).expect("runs");
+        assert_eq!(got, seq_big_rev(xs, lo, hi), "big_rev({lo}, {hi})");
+    }
+    // The default limit: the runtime's error names the knob.
+    let err = gtap::run::<R4f, _>(big_rev, (xs, 0, 64)).expect_err("over the default limit");
+    let msg = err.to_string();
+    assert!(msg.contains("Config::task_data_limit"), "{msg}");
+}
