@@ -114,6 +114,9 @@ fn idle_knobs_in_range_run_and_out_of_range_name_the_field() {
         let o = fib(&["12", "--cpu", flag, value]);
         assert!(!o.status.success(), "{flag} {value}: {}", text(&o));
         let t = text(&o);
-        assert!(t.contains(field) && t.contains(value), "{flag} {value}: {t}");
+        assert!(
+            t.contains(field) && t.contains(value),
+            "{flag} {value}: {t}"
+        );
     }
 }

@@ -479,7 +479,11 @@ impl Builder<'_> {
                 }
                 let n = self.push(NodeKind::Eval, Vec::new());
                 self.body.nodes[n.0].defs = defs;
-                if local.init.as_ref().is_some_and(|i| diverge::expr_diverges(&i.expr)) {
+                if local
+                    .init
+                    .as_ref()
+                    .is_some_and(|i| diverge::expr_diverges(&i.expr))
+                {
                     self.cur = None;
                 }
             }

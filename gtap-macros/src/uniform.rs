@@ -923,7 +923,10 @@ fn rebound_names(body: &syn::Block) -> HashSet<String> {
     }
     let mut c = Count(std::collections::HashMap::new());
     c.visit_block(body);
-    c.0.into_iter().filter(|(_, n)| *n > 1).map(|(x, _)| x).collect()
+    c.0.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(x, _)| x)
+        .collect()
 }
 
 /// Reports every `gtap::block` call in a thread-level function.

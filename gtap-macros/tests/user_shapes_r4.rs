@@ -126,7 +126,17 @@ fn tail_abort(n: u64) -> u64 {
     w
 }
 
-program!(R4a = [sq, abort_arm, exit_arm, loop_arm, block_return, let_return, tail_abort]);
+program!(
+    R4a = [
+        sq,
+        abort_arm,
+        exit_arm,
+        loop_arm,
+        block_return,
+        let_return,
+        tail_abort
+    ]
+);
 
 #[test]
 fn joins_before_diverging_calls() {
@@ -159,7 +169,11 @@ fn check_queues<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T:
 where
     T::Output: PartialEq + std::fmt::Debug,
 {
-    let config = gtap::Config { queues: 3, workers: 2, ..Default::default() };
+    let config = gtap::Config {
+        queues: 3,
+        workers: 2,
+        ..Default::default()
+    };
     let got = gtap::Runtime::cpu(config)
         .expect("a CPU runtime")
         .run::<P, T>(f, args)
@@ -182,9 +196,17 @@ fn qtree(depth: u32, lo: u64) -> u64 {
     }
     let hint = [0u32, 1, 2];
     let a = task!(queue = level_queue(depth), qtree(depth - 1, lo * 2));
-    let b = task!(queue = hint[(lo % 3) as usize], qtree(depth - 1, lo * 2 + 1));
+    let b = task!(
+        queue = hint[(lo % 3) as usize],
+        qtree(depth - 1, lo * 2 + 1)
+    );
     let q = if lo % 2 == 0 { 1u32 } else { 2 };
-    taskwait!(queue = { let k = q + depth; k % 3 });
+    taskwait!(
+        queue = {
+            let k = q + depth;
+            k % 3
+        }
+    );
     let c = task!(queue = (a + b) % 3, qtree(depth / 2, lo));
     taskwait!(queue = (a % 3) as u32);
     a + b + c * q as u64
@@ -237,7 +259,10 @@ fn queue_hints_with_expressions() {
             check_queues::<R4q, _>(qtree, (d, lo), seq_qtree(d, lo));
         }
     }
-    for qs in [[Some(0), Some(1), Some(2), Some(1)], [Some(0), None, Some(2), Some(1)]] {
+    for qs in [
+        [Some(0), Some(1), Some(2), Some(1)],
+        [Some(0), None, Some(2), Some(1)],
+    ] {
         for n in [0u64, 1, 2, 5] {
             check_queues::<R4q, _>(qtry, (n, qs), seq_qtry(n, qs));
         }
@@ -267,7 +292,16 @@ impl Weigh for Seg {
     }
     fn split(self) -> (Self, Self) {
         let mid = self.lo + (self.hi - self.lo) / 2;
-        (Seg { lo: self.lo, hi: mid }, Seg { lo: mid, hi: self.hi })
+        (
+            Seg {
+                lo: self.lo,
+                hi: mid,
+            },
+            Seg {
+                lo: mid,
+                hi: self.hi,
+            },
+        )
     }
 }
 
@@ -452,19 +486,21 @@ fn seq_marks(n: u32) -> u64 {
     total * 1_000_000 + out.iter().sum::<u64>()
 }
 
-program!(R4g = [
-    gweigh::<Seg>,
-    gsplit::<Seg>,
-    gweigh::<u16>,
-    gsplit::<u16>,
-    csum::<5>,
-    csum::<16>,
-    tri_a,
-    tri_b,
-    tri_c,
-    mark,
-    marks
-]);
+program!(
+    R4g = [
+        gweigh::<Seg>,
+        gsplit::<Seg>,
+        gweigh::<u16>,
+        gsplit::<u16>,
+        csum::<5>,
+        csum::<16>,
+        tri_a,
+        tri_b,
+        tri_c,
+        mark,
+        marks
+    ]
+);
 
 #[test]
 fn generics_mutual_recursion_and_detached_units() {
@@ -659,11 +695,15 @@ fn block_level_loops_collectives_and_early_exits() {
         let got = rt.run::<R4b, _>(bsum, (buf.slice(), 0, n)).expect("runs");
         assert_eq!(got, seq_bsum(&xs, 0, n), "bsum({n})");
         for rounds in [0u32, 1, 5, 9] {
-            let got = rt.run::<R4b, _>(brounds, (buf.slice(), n, rounds)).expect("runs");
+            let got = rt
+                .run::<R4b, _>(brounds, (buf.slice(), n, rounds))
+                .expect("runs");
             assert_eq!(got, seq_brounds(&xs, n, rounds), "brounds({n}, {rounds})");
         }
         for sel in [None, Some(0), Some(1), Some(2), Some(3), Some(7)] {
-            let got = rt.run::<R4b, _>(bpick, (buf.slice(), n, sel)).expect("runs");
+            let got = rt
+                .run::<R4b, _>(bpick, (buf.slice(), n, sel))
+                .expect("runs");
             assert_eq!(got, seq_bpick(&xs, n, sel), "bpick({n}, {sel:?})");
         }
     }
@@ -717,7 +757,10 @@ fn large_array_arguments_and_results() {
     for (i, x) in xs.iter_mut().enumerate() {
         *x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
-    let config = gtap::Config { task_data_limit: 2048, ..Default::default() };
+    let config = gtap::Config {
+        task_data_limit: 2048,
+        ..Default::default()
+    };
     let mut rt = gtap::Runtime::cpu(config).expect("a CPU runtime");
     for (lo, hi) in [(0usize, 64usize), (3, 9), (5, 50)] {
         let got = rt.run::<R4f, _>(big_rev, (xs, lo, hi)).expect("runs");

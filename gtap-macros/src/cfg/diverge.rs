@@ -56,14 +56,16 @@ pub(super) fn expr_diverges(e: &Expr) -> bool {
         Expr::Group(g) => expr_diverges(&g.expr),
         Expr::Assign(a) => expr_diverges(&a.right),
         Expr::If(i) => match &i.else_branch {
-            Some((_, els)) => {
-                i.then_branch.stmts.iter().any(stmt_diverges) && expr_diverges(els)
-            }
+            Some((_, els)) => i.then_branch.stmts.iter().any(stmt_diverges) && expr_diverges(els),
             None => false,
         },
         Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| expr_diverges(&a.body)),
         Expr::Loop(l) => {
-            let mut breaks = LoopBreaks { label: l.label.as_ref(), inner: 0, found: false };
+            let mut breaks = LoopBreaks {
+                label: l.label.as_ref(),
+                inner: 0,
+                found: false,
+            };
             breaks.visit_block(&l.body);
             !breaks.found
         }
