@@ -27,8 +27,10 @@
 //! local assigned in a loop or labelled block that some threads leave early (a `break` or
 //! `continue` under thread-dependent control).
 //!
-//! Limits: locals are tracked by name (a shadowing `let` of a tainted name stays tainted:
-//! only more is rejected); values loaded from memory (`Slice` reads, atomics' return values),
+//! Each binding is a local of its own (a shadowing `let a = gtap::block::broadcast(a);` is
+//! uniform whatever the outer `a` is; names resolve through the scopes of the walk).
+//!
+//! Limits: values loaded from memory (`Slice` reads, atomics' return values),
 //! mutation through method calls (`v.push(t)`) and the bodies of called functions are not
 //! tracked; arguments of foreign macros are seen when they parse as comma-separated
 //! expressions, otherwise only their identifiers are scanned for taint; `return` inside a
@@ -150,13 +152,6 @@ enum Reason {
 }
 
 impl Reason {
-    fn local(&self) -> Option<String> {
-        match self {
-            Reason::Source(_) => None,
-            Reason::Local(x) => Some(x.clone()),
-        }
-    }
-
     fn describe(&self) -> String {
         match self {
             Reason::Source(f) => format!("depends on `gtap::block::{f}()`"),
@@ -170,6 +165,7 @@ impl Reason {
 /// Finds the first reason an expression is thread-dependent.
 struct Finder<'a> {
     tainted: &'a HashSet<String>,
+    scopes: &'a Scopes,
     found: Option<Reason>,
 }
 
@@ -186,7 +182,7 @@ impl Finder<'_> {
         }
         scan_idents(tokens, &mut |id| {
             let name = id.to_string();
-            if self.found.is_none() && self.tainted.contains(&name) {
+            if self.found.is_none() && self.tainted.contains(&self.scopes.key(&name)) {
                 self.found = Some(Reason::Local(name));
             }
         });
@@ -212,7 +208,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         }
         if let Some(id) = p.path.get_ident() {
             let name = id.to_string();
-            if self.tainted.contains(&name) {
+            if self.tainted.contains(&self.scopes.key(&name)) {
                 self.found = Some(Reason::Local(name));
             }
         }
@@ -235,13 +231,49 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-fn taint_of(e: &Expr, tainted: &HashSet<String>) -> Option<Reason> {
+fn taint_of(e: &Expr, tainted: &HashSet<String>, scopes: &Scopes) -> Option<Reason> {
     let mut f = Finder {
         tainted,
+        scopes,
         found: None,
     };
     f.visit_expr(e);
     f.found
+}
+
+/// The bindings in scope at a point of the walk, innermost last: each binding of a name is a
+/// local of its own (its key, `name#k`, numbered in walk order, the same in every walk), so a
+/// shadowing `let a = gtap::block::broadcast(a);` is uniform whatever the outer `a` is. A name
+/// bound by no pattern (a parameter) is its own key.
+#[derive(Default)]
+struct Scopes {
+    stack: Vec<Vec<(String, String)>>,
+    next: usize,
+}
+
+impl Scopes {
+    fn key(&self, name: &str) -> String {
+        self.stack
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map_or_else(|| name.to_string(), |(_, k)| k.clone())
+    }
+
+    /// Declares the names `p` binds in the innermost scope; returns their keys.
+    fn bind(&mut self, p: &Pat) -> Vec<String> {
+        let mut keys = Vec::new();
+        for name in bindings(p) {
+            self.next += 1;
+            let key = format!("{name}#{}", self.next);
+            if let Some(scope) = self.stack.last_mut() {
+                scope.push((name, key.clone()));
+            }
+            keys.push(key);
+        }
+        keys
+    }
 }
 
 /// The names a pattern binds.
@@ -285,8 +317,6 @@ struct Control {
     tokens: TokenStream,
     /// What makes it thread-dependent, for the note.
     why: String,
-    /// The tainted local it names, if that is why.
-    local: Option<String>,
     /// Whether barriers under it are reported as under it (not for loops left early: the
     /// `break`/`continue` is reported instead).
     report: bool,
@@ -398,6 +428,7 @@ struct Events {
 /// One walk over the body with the taint found so far.
 struct Walker<'a> {
     tainted: &'a HashSet<String>,
+    scopes: Scopes,
     /// Loops and labelled blocks that some threads leave early.
     dep: &'a HashSet<usize>,
     stack: Vec<Frame>,
@@ -412,7 +443,7 @@ impl Walker<'_> {
     }
 
     fn taint(&self, e: &Expr) -> Option<Reason> {
-        taint_of(e, self.tainted)
+        taint_of(e, self.tainted, &self.scopes)
     }
 
     fn under_control(&self) -> bool {
@@ -435,7 +466,6 @@ impl Walker<'_> {
                 self.ev.controls.push(Control {
                     tokens,
                     why: r.describe(),
-                    local: r.local(),
                     report: true,
                 });
                 self.stack.push(Frame::Control(c));
@@ -468,7 +498,6 @@ impl Walker<'_> {
                 why: format!(
                     "some threads leave this {what} early (a `break` or `continue` under a condition that depends on `gtap::block::thread_index()`)"
                 ),
-                local: None,
                 report: false,
             });
             self.stack.push(Frame::Control(c));
@@ -567,22 +596,44 @@ impl Walker<'_> {
         if tainted {
             let mut names = Vec::new();
             roots(left, &mut names);
-            self.mark(names);
+            let keys = names.iter().map(|n| self.scopes.key(n)).collect();
+            self.mark(keys);
         }
+    }
+
+    /// Runs `f` in a scope of its own: the bindings made in it end with it.
+    fn in_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scopes.stack.push(Vec::new());
+        let r = f(self);
+        self.scopes.stack.pop();
+        r
     }
 }
 
 impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_local(&mut self, l: &'ast syn::Local) {
-        let Some(init) = &l.init else { return };
+        let Some(init) = &l.init else {
+            let keys = self.scopes.bind(&l.pat);
+            if self.under_control() {
+                self.mark(keys);
+            }
+            return;
+        };
         self.visit_expr(&init.expr);
         let why = self.taint(&init.expr);
-        if why.is_some() || self.under_control() {
-            self.mark(bindings(&l.pat));
-        }
         if let Some((_, diverge)) = &init.diverge {
-            self.controlled(init.expr.to_token_stream(), why, |s| s.visit_expr(diverge));
+            self.controlled(init.expr.to_token_stream(), why.clone(), |s| {
+                s.visit_expr(diverge);
+            });
         }
+        let keys = self.scopes.bind(&l.pat);
+        if why.is_some() || self.under_control() {
+            self.mark(keys);
+        }
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.in_scope(|s| visit::visit_block(s, b));
     }
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
@@ -617,16 +668,23 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
         self.visit_expr(&l.expr);
-        if self.taint(&l.expr).is_some() || self.under_control() {
-            self.mark(bindings(&l.pat));
+        let tainted = self.taint(&l.expr).is_some() || self.under_control();
+        let keys = self.scopes.bind(&l.pat);
+        if tainted {
+            self.mark(keys);
         }
     }
 
     fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        // The bindings of `if let` are seen in the `then` branch only.
+        self.scopes.stack.push(Vec::new());
         self.visit_expr(&i.cond);
         let why = self.taint(&i.cond);
+        let bound = self.scopes.stack.pop().unwrap_or_default();
         self.controlled(i.cond.to_token_stream(), why, |s| {
+            s.scopes.stack.push(bound);
             s.visit_block(&i.then_branch);
+            s.scopes.stack.pop();
             if let Some((_, els)) = &i.else_branch {
                 s.visit_expr(els);
             }
@@ -639,9 +697,11 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             true,
             w.while_token.to_token_stream(),
             |s| {
-                s.visit_expr(&w.cond);
-                let why = s.taint(&w.cond);
-                s.controlled(w.cond.to_token_stream(), why, |s| s.visit_block(&w.body));
+                s.in_scope(|s| {
+                    s.visit_expr(&w.cond);
+                    let why = s.taint(&w.cond);
+                    s.controlled(w.cond.to_token_stream(), why, |s| s.visit_block(&w.body));
+                });
             },
         );
     }
@@ -661,10 +721,13 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         self.visit_expr(&f.expr);
         let why = self.taint(&f.expr);
         self.scope(f.label.as_ref(), true, f.for_token.to_token_stream(), |s| {
-            if why.is_some() || s.under_control() {
-                s.mark(bindings(&f.pat));
-            }
-            s.controlled(f.expr.to_token_stream(), why, |s| s.visit_block(&f.body));
+            s.in_scope(|s| {
+                let keys = s.scopes.bind(&f.pat);
+                if why.is_some() || s.under_control() {
+                    s.mark(keys);
+                }
+                s.controlled(f.expr.to_token_stream(), why, |s| s.visit_block(&f.body));
+            });
         });
     }
 
@@ -686,11 +749,14 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             // the stack until the end of the match.
             let mut guards = 0;
             for arm in &m.arms {
+                s.scopes.stack.push(Vec::new());
+                let keys = s.scopes.bind(&arm.pat);
                 if why.is_some() || s.under_control() {
-                    s.mark(bindings(&arm.pat));
+                    s.mark(keys);
                 }
                 let Some((_, g)) = &arm.guard else {
                     s.visit_expr(&arm.body);
+                    s.scopes.stack.pop();
                     continue;
                 };
                 s.visit_expr(g);
@@ -699,13 +765,13 @@ impl<'ast> Visit<'ast> for Walker<'_> {
                     s.ev.controls.push(Control {
                         tokens: g.to_token_stream(),
                         why: r.describe(),
-                        local: r.local(),
                         report: true,
                     });
                     s.stack.push(Frame::Control(c));
                     guards += 1;
                 }
                 s.visit_expr(&arm.body);
+                s.scopes.stack.pop();
             }
             for _ in 0..guards {
                 s.stack.pop();
@@ -736,7 +802,15 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         self.stack.push(Frame::Closure);
-        self.visit_expr(&c.body);
+        self.in_scope(|s| {
+            for p in &c.inputs {
+                let keys = s.scopes.bind(p);
+                if s.under_control() {
+                    s.mark(keys);
+                }
+            }
+            s.visit_expr(&c.body);
+        });
         self.stack.pop();
     }
 
@@ -774,6 +848,7 @@ fn analyze(body: &syn::Block) -> (HashSet<String>, Events) {
     loop {
         let mut w = Walker {
             tainted: &tainted,
+            scopes: Scopes::default(),
             dep: &dep,
             stack: Vec::new(),
             seq: 0,
@@ -793,20 +868,24 @@ fn analyze(body: &syn::Block) -> (HashSet<String>, Events) {
 /// The locals the analysis finds thread-dependent, sorted (for tests).
 #[cfg(test)]
 pub(crate) fn tainted_locals(body: &syn::Block) -> Vec<String> {
-    let mut v: Vec<_> = analyze(body).0.into_iter().collect();
+    let mut v: Vec<_> = analyze(body)
+        .0
+        .into_iter()
+        .map(|k| k.split('#').next().unwrap_or_default().to_string())
+        .collect();
     v.sort();
+    v.dedup();
     v
 }
 
 fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
     let (_, ev) = analyze(body);
-    let rebound = rebound_names(body);
     let mut noted = HashSet::new();
     let mut errors: Vec<(usize, Vec<syn::Error>)> = Vec::new();
     let note = |noted: &mut HashSet<usize>, errs: &mut Vec<syn::Error>, c: usize| {
         if noted.insert(c) {
             let ctl = &ev.controls[c];
-            let mut msg = if ctl.report {
+            let msg = if ctl.report {
                 format!(
                     "the condition: it {}, so the threads of a block may disagree on it",
                     ctl.why
@@ -814,11 +893,7 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
             } else {
                 ctl.why.clone()
             };
-            if let Some(x) = ctl.local.as_ref().filter(|x| rebound.contains(*x)) {
-                msg.push_str(&format!(
-                    " (locals are tracked by name, and `{x}` is bound more than once: if this `{x}` is the same on every thread, as after `let {x} = gtap::block::broadcast({x});`, give it a name of its own)"
-                ));
-            }
+
             errs.push(syn::Error::new_spanned(&ctl.tokens, msg));
         }
     };
@@ -908,25 +983,6 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
     for e in errors.into_iter().flat_map(|(_, e)| e) {
         cx.syn_error(e);
     }
-}
-
-/// The names bound more than once in the body (patterns of `let`, arms, loops, closures): a
-/// shadowing binding shares its name's taint, which the messages point out.
-fn rebound_names(body: &syn::Block) -> HashSet<String> {
-    struct Count(std::collections::HashMap<String, usize>);
-    impl<'ast> Visit<'ast> for Count {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            *self.0.entry(p.ident.to_string()).or_default() += 1;
-            visit::visit_pat_ident(self, p);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut c = Count(std::collections::HashMap::new());
-    c.visit_block(body);
-    c.0.into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(x, _)| x)
-        .collect()
 }
 
 /// Reports every `gtap::block` call in a thread-level function.

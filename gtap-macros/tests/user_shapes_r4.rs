@@ -150,11 +150,8 @@ fn joins_before_diverging_calls() {
         if n < 50 {
             check::<R4a, _>(exit_arm, (n,), 9 * n * n);
         }
-        if n % 4 != 3 {
-            check::<R4a, _>(loop_arm, (n,), n * n);
-        } else {
-            check::<R4a, _>(loop_arm, (n,), n * n);
-        }
+        // n % 4 == 3 takes the arm with the join, which returns before its `loop {}`
+        check::<R4a, _>(loop_arm, (n,), n * n);
         let b = if n % 2 == 0 { n * n } else { n * n + 1 };
         check::<R4a, _>(block_return, (n,), b);
         let l = if n % 2 == 0 { n * n } else { n * n + 2 };
@@ -216,7 +213,7 @@ fn seq_qtree(depth: u32, lo: u64) -> u64 {
     if depth == 0 {
         return lo;
     }
-    let q = if lo % 2 == 0 { 1u64 } else { 2 };
+    let q = if lo.is_multiple_of(2) { 1u64 } else { 2 };
     let a = seq_qtree(depth - 1, lo * 2);
     let b = seq_qtree(depth - 1, lo * 2 + 1);
     let c = seq_qtree(depth / 2, lo);
@@ -244,7 +241,7 @@ fn seq_qtry(n: u64, qs: [Option<u32>; 4]) -> Option<u64> {
     }
     qs[(n % 4) as usize]?;
     let a = seq_qtry(n - 1, qs);
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         qs[((n + 1) % 4) as usize]?;
     }
     Some(a? + n)
@@ -586,13 +583,14 @@ fn brounds(xs: gtap::Slice<u64>, n: u32, rounds: u32) -> u64 {
             part = task!(bsum(xs, 0, n.min(round * 7 + 1)));
         }
         taskwait!();
-        // a name of its own: locals are tracked by name, and `part` is thread-dependent
-        let shared = block::broadcast(part);
-        if block::any(shared % 5 == 0) {
+        // the shadowing binding is uniform, whatever the leader-only `part` (before: rejected,
+        // locals were tracked by name)
+        let part = block::broadcast(part);
+        if part.is_multiple_of(5) {
             round += 1;
             continue;
         }
-        acc = acc.wrapping_add(total ^ shared);
+        acc = acc.wrapping_add(total ^ part);
         let most = block::max_u32(t);
         acc += u64::from(most + block::count(t < 4));
         round += 1;
@@ -622,7 +620,7 @@ fn seq_brounds(xs: &[u64], n: u32, rounds: u32) -> u64 {
             break;
         }
         let part = seq_bsum(xs, 0, n.min(round * 7 + 1));
-        if part % 5 == 0 {
+        if part.is_multiple_of(5) {
             round += 1;
             continue;
         }
