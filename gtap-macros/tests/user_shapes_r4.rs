@@ -126,6 +126,21 @@ fn tail_abort(n: u64) -> u64 {
     w
 }
 
+/// The user's own `process::exit`, which returns: the code after it must run.
+mod process {
+    pub fn exit(code: u64) -> u64 {
+        code + 1
+    }
+}
+
+#[gtap::function]
+fn own_exit(n: u64, out: gtap::Slice<u64>) {
+    let r = task!(sq(n));
+    taskwait!();
+    process::exit(r);
+    out.set(0, r + 1);
+}
+
 program!(
     R4a = [
         sq,
@@ -134,7 +149,8 @@ program!(
         loop_arm,
         block_return,
         let_return,
-        tail_abort
+        tail_abort,
+        own_exit
     ]
 );
 
@@ -156,6 +172,14 @@ fn joins_before_diverging_calls() {
         check::<R4a, _>(block_return, (n,), b);
         let l = if n % 2 == 0 { n * n } else { n * n + 2 };
         check::<R4a, _>(let_return, (n,), l);
+        let mut rt = gtap::Runtime::cpu(gtap::Config::default()).expect("a CPU runtime");
+        let out = rt.alloc_zeroed::<u64>(1).expect("a buffer");
+        rt.run::<R4a, _>(own_exit, (n, out.slice())).expect("runs");
+        assert_eq!(
+            rt.download(&out).expect("download"),
+            [n * n + 1],
+            "own_exit({n})"
+        );
     }
 }
 

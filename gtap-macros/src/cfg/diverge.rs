@@ -6,8 +6,8 @@
 //! rustc sees as possibly unassigned would be saved at a `taskwait!()` before such a statement
 //! (E0381 on the generated code). Only what is certain is recognised: a statement taken for
 //! diverging is dropped with everything after it, so a call is known by its full path
-//! (`process::exit`, not a bare `exit` that may be the user's own function); a user's
-//! function returning `!` is not seen (end the branch with `unreachable!()` after it).
+//! (`std::process::exit`, not `process::exit` or a bare `exit` that may be the user's own);
+//! a user's function returning `!` is not seen (end the branch with `unreachable!()`).
 
 use syn::{visit::Visit, Expr, Stmt};
 
@@ -22,14 +22,20 @@ pub(super) fn macro_diverges(mac: &syn::Macro) -> bool {
     })
 }
 
-/// Whether a call of `path` never returns: the standard functions of type `-> !` named with
-/// their module (`std::process::abort()`, `process::exit(1)`, `std::panic::panic_any(..)`,
-/// `panic::resume_unwind(..)`, `hint::unreachable_unchecked()`, `intrinsics::abort()`).
+/// Whether a call of `path` never returns: the standard functions of type `-> !` named by
+/// their full path (`std::process::abort()`, `::std::process::exit(1)`,
+/// `std::panic::panic_any(..)`, `core::panic::resume_unwind(..)`,
+/// `core::hint::unreachable_unchecked()`, `core::intrinsics::abort()`). A shorter path
+/// (`process::exit` after `use std::process;`) may name the user's own module, whose `exit`
+/// would return: taking it for diverging would drop the code after it.
 fn call_diverges(path: &syn::Path) -> bool {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let [.., module, function] = names.as_slice() else {
+    let [krate, module, function] = names.as_slice() else {
         return false;
     };
+    if krate != "std" && krate != "core" {
+        return false;
+    }
     matches!(
         (module.as_str(), function.as_str()),
         ("process", "abort" | "exit")
