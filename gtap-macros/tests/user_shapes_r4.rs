@@ -698,7 +698,63 @@ fn seq_bpick(xs: &[u64], n: u32, sel: Option<u32>) -> Option<u64> {
     Some(best + extra)
 }
 
-program!(R4b = [bsum, brounds, bpick]);
+/// A grid-stride loop that runs while `any` thread has work, a leader spawn per round whose
+/// result is shared by a shadowing `let r = broadcast(r)`, a collective in a closure, `let ..
+/// else` and a late thread-dependent `return`.
+#[gtap::function(block)]
+fn bstride(xs: gtap::Slice<u64>, n: u32) -> u64 {
+    let t = block::thread_index();
+    let size = block::size();
+    let mut i = t;
+    let mut acc = 0u64;
+    while block::any(i < n) {
+        let v = if i < n { xs.get(i as usize) } else { 0 };
+        let s = block::sum_u64(v);
+        let mut r = 0;
+        if block::is_leader() && s % 2 == 1 {
+            r = task!(bsq(s));
+        }
+        taskwait!();
+        let r = block::broadcast(r);
+        acc = acc.wrapping_add(s + r);
+        i += size;
+    }
+    let red = |v: u64| block::sum_u64(v);
+    let total = red(acc);
+    if total == 0 {
+        return 0;
+    }
+    let Some(k) = total.checked_mul(2) else {
+        return 1;
+    };
+    let last = task!(bsq(k % 1000));
+    taskwait!();
+    if t > 0 {
+        return 0;
+    }
+    last + k
+}
+
+fn seq_bstride(xs: &[u64], n: u32) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        let s = xs[i as usize];
+        let r = if s % 2 == 1 { s * s } else { 0 };
+        acc = acc.wrapping_add(s + r);
+    }
+    if acc == 0 {
+        return 0;
+    }
+    let k = acc * 2;
+    (k % 1000) * (k % 1000) + k
+}
+
+#[gtap::function]
+fn bsq(x: u64) -> u64 {
+    x.wrapping_mul(x)
+}
+
+program!(R4b = [bsum, brounds, bpick, bstride, bsq]);
 
 #[test]
 fn block_level_loops_collectives_and_early_exits() {
@@ -722,6 +778,8 @@ fn block_level_loops_collectives_and_early_exits() {
                 .expect("runs");
             assert_eq!(got, seq_brounds(&xs, n, rounds), "brounds({n}, {rounds})");
         }
+        let got = rt.run::<R4b, _>(bstride, (buf.slice(), n)).expect("runs");
+        assert_eq!(got, seq_bstride(&xs, n), "bstride({n})");
         for sel in [None, Some(0), Some(1), Some(2), Some(3), Some(7)] {
             let got = rt
                 .run::<R4b, _>(bpick, (buf.slice(), n, sel))
