@@ -55,7 +55,7 @@ pub fn frame_layout<F, const LIMIT: usize>(_p: *mut F) -> (usize, usize) {
     const {
         assert!(
             core::mem::size_of::<F>() <= LIMIT,
-            "the task-data struct of this #[gtap::function] is larger than its limit: keep fewer or smaller locals live across taskwait!(), or raise the limit with #[gtap::function(max_frame_bytes = N)]"
+            "the task-data struct of this #[gtap::function] (its arguments, task results and locals live across taskwait!()) is larger than its limit: raise the limit with #[gtap::function(max_frame_bytes = N)] (and Config::task_data_limit where it runs), or keep fewer or smaller values in it"
         );
     };
     (core::mem::size_of::<F>(), core::mem::align_of::<F>())

@@ -16,6 +16,8 @@
 //!
 //! Refs: rustc `rustc_mir_build` (lowering of `for`/`while`), `rustc_mir_dataflow` (def/use).
 
+mod diverge;
+
 use crate::{
     diag::Ctxt,
     markers::{Marker, Target},
@@ -477,6 +479,13 @@ impl Builder<'_> {
                 }
                 let n = self.push(NodeKind::Eval, Vec::new());
                 self.body.nodes[n.0].defs = defs;
+                if local
+                    .init
+                    .as_ref()
+                    .is_some_and(|i| diverge::expr_diverges(&i.expr))
+                {
+                    self.cur = None;
+                }
             }
             Stmt::Item(_) => {}
             Stmt::Macro(m) => match placeholder_id(stmt) {
@@ -484,7 +493,7 @@ impl Builder<'_> {
                 None => {
                     let uses = self.uses_of(&m.mac.tokens);
                     self.push(NodeKind::Eval, uses);
-                    if diverges(&m.mac) {
+                    if diverge::macro_diverges(&m.mac) {
                         self.cur = None;
                     }
                 }
@@ -564,9 +573,10 @@ impl Builder<'_> {
                     }
                 }
                 self.body.spawn_target[id] = target;
-                // `?` in an argument leaves the task before the child is spawned.
+                // `?` in an argument or in the queue hint leaves the task before the child
+                // is spawned.
                 let args = self.push(NodeKind::Eval, Vec::new());
-                for a in &s.args {
+                for a in s.args.iter().chain(&s.queue) {
                     self.control_edges(args, a);
                 }
                 self.push(
@@ -584,6 +594,10 @@ impl Builder<'_> {
                     .as_ref()
                     .map(|q| self.uses_of(q))
                     .unwrap_or_default();
+                if let (Some(q), Some(before)) = (&w.queue, self.cur) {
+                    // `?` in the hint leaves the task before the join.
+                    self.control_edges(before, q);
+                }
                 let node = self.push(NodeKind::Wait { marker: id }, uses);
                 self.body.waits.push(WaitPoint {
                     marker: id,
@@ -847,6 +861,9 @@ impl Builder<'_> {
                     let n = self.push(NodeKind::Eval, Vec::new());
                     self.body.nodes[n.0].defs = defs;
                 }
+                if diverge::expr_diverges(&a.right) {
+                    self.cur = None;
+                }
             }
             Expr::Return(r) => {
                 let uses = r.expr.as_ref().map(|x| self.uses_of(x)).unwrap_or_default();
@@ -870,27 +887,14 @@ impl Builder<'_> {
                 self.cur = None;
             }
             Expr::Paren(p) => self.expr_stmt(&p.expr),
-            Expr::Macro(m) if diverges(&m.mac) => {
+            _ => {
                 self.leaf(e);
-                self.cur = None;
+                if diverge::expr_diverges(e) {
+                    self.cur = None;
+                }
             }
-            _ => self.leaf(e),
         }
     }
-}
-
-/// Whether `mac` is one of the standard macros that never complete (`panic!`, `unreachable!`,
-/// `todo!`, `unimplemented!`): rustc knows that the code after one does not run (a `let`
-/// after a `match` whose other arm panics reads a value given on every path that completes),
-/// so the graph must know it too, or the code emitted after such a statement would read a
-/// local that rustc sees as possibly unassigned (E0381).
-fn diverges(mac: &syn::Macro) -> bool {
-    mac.path.segments.last().is_some_and(|s| {
-        matches!(
-            s.ident.to_string().as_str(),
-            "panic" | "unreachable" | "todo" | "unimplemented"
-        )
-    })
 }
 
 /// The block that `path` (statement index and step per level, as in [`WaitPoint::path`])

@@ -691,7 +691,11 @@ impl Lower<'_> {
         }
         let (queue_let, queue) = match &sp.queue {
             Some(q) => (
-                quote!(let __gtap_queue = ::gtap::__private::queue(#q);),
+                {
+                    let mut q = q.clone();
+                    RewriteReturn.visit_expr_mut(&mut q);
+                    quote!(let __gtap_queue = ::gtap::__private::queue(#q);)
+                },
                 quote!(__gtap_queue),
             ),
             None => (TokenStream::new(), quote!(0)),
@@ -767,7 +771,12 @@ impl Lower<'_> {
             let call = quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
             saves.extend(quote!(unsafe { #call };));
         }
-        let queue = Self::queue(w.queue.as_ref());
+        let mut queue = w.queue.clone();
+        if let Some(q) = &mut queue {
+            // `?` in the hint returns from the task, as anywhere in the body.
+            RewriteReturn.visit_expr_mut(q);
+        }
+        let queue = Self::queue(queue.as_ref());
         quote! {
             #saves
             if __gtap_ctx.wait(#state, #queue) {

@@ -318,6 +318,37 @@ fn diverging_macro_ends_the_path() {
 }
 
 #[test]
+fn diverging_call_ends_the_path() {
+    // `std::process::abort()`, a `let` whose value returns and a `loop` without `break` end
+    // their arm's path: `v` (unassigned there) is not live at the waits, so it is not saved.
+    let got = saved_sets(quote! {
+        fn f(n: u32) -> u32 {
+            let v;
+            match n {
+                0 => v = n,
+                1 => {
+                    let r = task!(g(n));
+                    taskwait!();
+                    std::process::abort();
+                }
+                2 => {
+                    let r = task!(g(n));
+                    taskwait!();
+                    let _z: u32 = { return r };
+                }
+                _ => {
+                    let r = task!(g(n));
+                    taskwait!();
+                    loop {}
+                }
+            }
+            v + 1
+        }
+    });
+    assert_eq!(got, sets(&[(&[], &[]), (&[], &["r"]), (&[], &[])]));
+}
+
+#[test]
 fn return_inside() {
     let got = saved_sets(quote! {
         fn f(n: u32) -> u32 {
@@ -597,8 +628,58 @@ fn tainted(item: TokenStream) -> Vec<String> {
     crate::uniform::tainted_locals(&f.block)
 }
 
-const WAIT_MSG: &str = "`taskwait!()` in a block-level task must be reached by every thread of the block: this one is under a condition that depends on `gtap::block::thread_index()`";
-const SYNC_MSG: &str = "`gtap::block::sync()` is a block barrier that every thread of the block must reach: this one is under a condition that depends on `gtap::block::thread_index()`";
+const WAIT_MSG: &str = "`taskwait!()` in a block-level task must be reached by every thread of the block: this one is under a condition that depends on `gtap::block::thread_index()`; move it out of the condition: spawn under the condition, join after it where every thread goes (`let mut a = 0; if gtap::block::is_leader() { a = task!(..); } taskwait!(); let a = gtap::block::broadcast(a);`)";
+const SYNC_MSG: &str = "`gtap::block::sync()` is a block barrier that every thread of the block must reach: this one is under a condition that depends on `gtap::block::thread_index()`; move it out of the condition, to where every thread goes";
+
+#[test]
+fn block_shadowing_binding_is_a_local_of_its_own() {
+    // `let a = broadcast(a)` after a leader-only `a` is uniform; an inner thread-dependent
+    // `a` does not taint the outer one read after its block, and is itself tainted.
+    let e = block_errors(quote! {
+        fn f(n: u32) -> u32 {
+            let mut a = 0;
+            if gtap::block::is_leader() {
+                a = task!(g(n));
+            }
+            taskwait!();
+            let a = gtap::block::broadcast(a);
+            if a > 3 {
+                gtap::block::sync();
+            }
+            let b = 1;
+            {
+                let b = gtap::block::thread_index();
+                let _ = b;
+            }
+            while b < a {
+                taskwait!();
+            }
+            for b in 0..gtap::block::thread_index() {
+                let _ = b;
+            }
+            if let Some(b) = Some(a) {
+                if b > 1 {
+                    gtap::block::sync();
+                }
+            }
+            a
+        }
+    });
+    assert!(e.is_empty(), "{e:?}");
+    let e = block_errors(quote! {
+        fn f(n: u32) {
+            let a = 1;
+            {
+                let a = gtap::block::thread_index();
+                if a > 0 {
+                    gtap::block::sync();
+                }
+            }
+        }
+    });
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!(e[0], SYNC_MSG);
+}
 
 #[test]
 fn block_taint_propagation() {

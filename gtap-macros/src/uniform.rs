@@ -27,8 +27,10 @@
 //! local assigned in a loop or labelled block that some threads leave early (a `break` or
 //! `continue` under thread-dependent control).
 //!
-//! Limits: locals are tracked by name (a shadowing `let` of a tainted name stays tainted:
-//! only more is rejected); values loaded from memory (`Slice` reads, atomics' return values),
+//! Each binding is a local of its own (a shadowing `let a = gtap::block::broadcast(a);` is
+//! uniform whatever the outer `a` is; names resolve through the scopes of the walk).
+//!
+//! Limits: values loaded from memory (`Slice` reads, atomics' return values),
 //! mutation through method calls (`v.push(t)`) and the bodies of called functions are not
 //! tracked; arguments of foreign macros are seen when they parse as comma-separated
 //! expressions, otherwise only their identifiers are scanned for taint; `return` inside a
@@ -163,6 +165,7 @@ impl Reason {
 /// Finds the first reason an expression is thread-dependent.
 struct Finder<'a> {
     tainted: &'a HashSet<String>,
+    scopes: &'a Scopes,
     found: Option<Reason>,
 }
 
@@ -179,7 +182,7 @@ impl Finder<'_> {
         }
         scan_idents(tokens, &mut |id| {
             let name = id.to_string();
-            if self.found.is_none() && self.tainted.contains(&name) {
+            if self.found.is_none() && self.tainted.contains(&self.scopes.key(&name)) {
                 self.found = Some(Reason::Local(name));
             }
         });
@@ -205,7 +208,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         }
         if let Some(id) = p.path.get_ident() {
             let name = id.to_string();
-            if self.tainted.contains(&name) {
+            if self.tainted.contains(&self.scopes.key(&name)) {
                 self.found = Some(Reason::Local(name));
             }
         }
@@ -228,13 +231,49 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-fn taint_of(e: &Expr, tainted: &HashSet<String>) -> Option<Reason> {
+fn taint_of(e: &Expr, tainted: &HashSet<String>, scopes: &Scopes) -> Option<Reason> {
     let mut f = Finder {
         tainted,
+        scopes,
         found: None,
     };
     f.visit_expr(e);
     f.found
+}
+
+/// The bindings in scope at a point of the walk, innermost last: each binding of a name is a
+/// local of its own (its key, `name#k`, numbered in walk order, the same in every walk), so a
+/// shadowing `let a = gtap::block::broadcast(a);` is uniform whatever the outer `a` is. A name
+/// bound by no pattern (a parameter) is its own key.
+#[derive(Default)]
+struct Scopes {
+    stack: Vec<Vec<(String, String)>>,
+    next: usize,
+}
+
+impl Scopes {
+    fn key(&self, name: &str) -> String {
+        self.stack
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map_or_else(|| name.to_string(), |(_, k)| k.clone())
+    }
+
+    /// Declares the names `p` binds in the innermost scope; returns their keys.
+    fn bind(&mut self, p: &Pat) -> Vec<String> {
+        let mut keys = Vec::new();
+        for name in bindings(p) {
+            self.next += 1;
+            let key = format!("{name}#{}", self.next);
+            if let Some(scope) = self.stack.last_mut() {
+                scope.push((name, key.clone()));
+            }
+            keys.push(key);
+        }
+        keys
+    }
 }
 
 /// The names a pattern binds.
@@ -335,6 +374,18 @@ enum ExitKind {
 }
 
 impl ExitKind {
+    /// What to write instead, for the message.
+    fn fix(self) -> &'static str {
+        match self {
+            ExitKind::Return | ExitKind::Try => {
+                "keep every thread going to the barrier (record the value in a local and guard the work in between instead), or agree on leaving first with a uniform condition (`if gtap::block::any(c) { return .. }`)"
+            }
+            ExitKind::Break | ExitKind::Continue => {
+                "let every thread take the same way: decide with a uniform condition (`if gtap::block::any(c) { break; }`) or guard the rest of the iteration instead"
+            }
+        }
+    }
+
     fn display(self) -> &'static str {
         match self {
             ExitKind::Return => "`return`",
@@ -377,6 +428,7 @@ struct Events {
 /// One walk over the body with the taint found so far.
 struct Walker<'a> {
     tainted: &'a HashSet<String>,
+    scopes: Scopes,
     /// Loops and labelled blocks that some threads leave early.
     dep: &'a HashSet<usize>,
     stack: Vec<Frame>,
@@ -391,7 +443,7 @@ impl Walker<'_> {
     }
 
     fn taint(&self, e: &Expr) -> Option<Reason> {
-        taint_of(e, self.tainted)
+        taint_of(e, self.tainted, &self.scopes)
     }
 
     fn under_control(&self) -> bool {
@@ -544,22 +596,44 @@ impl Walker<'_> {
         if tainted {
             let mut names = Vec::new();
             roots(left, &mut names);
-            self.mark(names);
+            let keys = names.iter().map(|n| self.scopes.key(n)).collect();
+            self.mark(keys);
         }
+    }
+
+    /// Runs `f` in a scope of its own: the bindings made in it end with it.
+    fn in_scope<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scopes.stack.push(Vec::new());
+        let r = f(self);
+        self.scopes.stack.pop();
+        r
     }
 }
 
 impl<'ast> Visit<'ast> for Walker<'_> {
     fn visit_local(&mut self, l: &'ast syn::Local) {
-        let Some(init) = &l.init else { return };
+        let Some(init) = &l.init else {
+            let keys = self.scopes.bind(&l.pat);
+            if self.under_control() {
+                self.mark(keys);
+            }
+            return;
+        };
         self.visit_expr(&init.expr);
         let why = self.taint(&init.expr);
-        if why.is_some() || self.under_control() {
-            self.mark(bindings(&l.pat));
-        }
         if let Some((_, diverge)) = &init.diverge {
-            self.controlled(init.expr.to_token_stream(), why, |s| s.visit_expr(diverge));
+            self.controlled(init.expr.to_token_stream(), why.clone(), |s| {
+                s.visit_expr(diverge);
+            });
         }
+        let keys = self.scopes.bind(&l.pat);
+        if why.is_some() || self.under_control() {
+            self.mark(keys);
+        }
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.in_scope(|s| visit::visit_block(s, b));
     }
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
@@ -594,16 +668,23 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
         self.visit_expr(&l.expr);
-        if self.taint(&l.expr).is_some() || self.under_control() {
-            self.mark(bindings(&l.pat));
+        let tainted = self.taint(&l.expr).is_some() || self.under_control();
+        let keys = self.scopes.bind(&l.pat);
+        if tainted {
+            self.mark(keys);
         }
     }
 
     fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        // The bindings of `if let` are seen in the `then` branch only.
+        self.scopes.stack.push(Vec::new());
         self.visit_expr(&i.cond);
         let why = self.taint(&i.cond);
+        let bound = self.scopes.stack.pop().unwrap_or_default();
         self.controlled(i.cond.to_token_stream(), why, |s| {
+            s.scopes.stack.push(bound);
             s.visit_block(&i.then_branch);
+            s.scopes.stack.pop();
             if let Some((_, els)) = &i.else_branch {
                 s.visit_expr(els);
             }
@@ -616,9 +697,11 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             true,
             w.while_token.to_token_stream(),
             |s| {
-                s.visit_expr(&w.cond);
-                let why = s.taint(&w.cond);
-                s.controlled(w.cond.to_token_stream(), why, |s| s.visit_block(&w.body));
+                s.in_scope(|s| {
+                    s.visit_expr(&w.cond);
+                    let why = s.taint(&w.cond);
+                    s.controlled(w.cond.to_token_stream(), why, |s| s.visit_block(&w.body));
+                });
             },
         );
     }
@@ -638,10 +721,13 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         self.visit_expr(&f.expr);
         let why = self.taint(&f.expr);
         self.scope(f.label.as_ref(), true, f.for_token.to_token_stream(), |s| {
-            if why.is_some() || s.under_control() {
-                s.mark(bindings(&f.pat));
-            }
-            s.controlled(f.expr.to_token_stream(), why, |s| s.visit_block(&f.body));
+            s.in_scope(|s| {
+                let keys = s.scopes.bind(&f.pat);
+                if why.is_some() || s.under_control() {
+                    s.mark(keys);
+                }
+                s.controlled(f.expr.to_token_stream(), why, |s| s.visit_block(&f.body));
+            });
         });
     }
 
@@ -663,11 +749,14 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             // the stack until the end of the match.
             let mut guards = 0;
             for arm in &m.arms {
+                s.scopes.stack.push(Vec::new());
+                let keys = s.scopes.bind(&arm.pat);
                 if why.is_some() || s.under_control() {
-                    s.mark(bindings(&arm.pat));
+                    s.mark(keys);
                 }
                 let Some((_, g)) = &arm.guard else {
                     s.visit_expr(&arm.body);
+                    s.scopes.stack.pop();
                     continue;
                 };
                 s.visit_expr(g);
@@ -682,6 +771,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
                     guards += 1;
                 }
                 s.visit_expr(&arm.body);
+                s.scopes.stack.pop();
             }
             for _ in 0..guards {
                 s.stack.pop();
@@ -712,7 +802,15 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         self.stack.push(Frame::Closure);
-        self.visit_expr(&c.body);
+        self.in_scope(|s| {
+            for p in &c.inputs {
+                let keys = s.scopes.bind(p);
+                if s.under_control() {
+                    s.mark(keys);
+                }
+            }
+            s.visit_expr(&c.body);
+        });
         self.stack.pop();
     }
 
@@ -750,6 +848,7 @@ fn analyze(body: &syn::Block) -> (HashSet<String>, Events) {
     loop {
         let mut w = Walker {
             tainted: &tainted,
+            scopes: Scopes::default(),
             dep: &dep,
             stack: Vec::new(),
             seq: 0,
@@ -769,8 +868,13 @@ fn analyze(body: &syn::Block) -> (HashSet<String>, Events) {
 /// The locals the analysis finds thread-dependent, sorted (for tests).
 #[cfg(test)]
 pub(crate) fn tainted_locals(body: &syn::Block) -> Vec<String> {
-    let mut v: Vec<_> = analyze(body).0.into_iter().collect();
+    let mut v: Vec<_> = analyze(body)
+        .0
+        .into_iter()
+        .map(|k| k.split('#').next().unwrap_or_default().to_string())
+        .collect();
     v.sort();
+    v.dedup();
     v
 }
 
@@ -789,6 +893,7 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
             } else {
                 ctl.why.clone()
             };
+
             errs.push(syn::Error::new_spanned(&ctl.tokens, msg));
         }
     };
@@ -807,10 +912,21 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
                 "`gtap::block::{f}()` is a block collective (a barrier) that every thread of the block must reach"
             ),
         };
+        let fix = match &b.kind {
+            BarrierKind::Wait => {
+                "move it out of the condition: spawn under the condition, join after it where every thread goes (`let mut a = 0; if gtap::block::is_leader() { a = task!(..); } taskwait!(); let a = gtap::block::broadcast(a);`)"
+            }
+            BarrierKind::Collective(f) if f == "sync" => {
+                "move it out of the condition, to where every thread goes"
+            }
+            BarrierKind::Collective(_) => {
+                "call it where every thread goes and put the condition in its argument (`gtap::block::sum_u64(if c { v } else { 0 })`)"
+            }
+        };
         let mut errs = vec![syn::Error::new_spanned(
             &b.tokens,
             format!(
-                "{head}: this one is under a condition that depends on `gtap::block::thread_index()`"
+                "{head}: this one is under a condition that depends on `gtap::block::thread_index()`; {fix}"
             ),
         )];
         note(&mut noted, &mut errs, c);
@@ -854,9 +970,10 @@ fn check_uniform(cx: &mut Ctxt, body: &syn::Block) {
         let mut errs = vec![syn::Error::new_spanned(
             &x.tokens,
             format!(
-                "{} under a condition that depends on `gtap::block::thread_index()` in a block-level task: the threads that leave early here would skip {which} {}, which every thread of the block must reach",
+                "{} under a condition that depends on `gtap::block::thread_index()` in a block-level task: the threads that leave early here would skip {which} {}, which every thread of the block must reach; {}",
                 x.kind.display(),
                 b.kind.display(),
+                x.kind.fix(),
             ),
         )];
         note(&mut noted, &mut errs, x.control);
