@@ -1361,3 +1361,340 @@ fn second_batch() {
         assert_eq!(got, seq_fsum(&xs), "fsum n={n}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// third batch: children from an array of indices, a tuple parameter, `&&` of results, `break`
+// with a value after a join, a nested `fn` item, an early return between spawns
+
+#[gtap::function]
+fn kids_sum(l: Slice<u32>, r: Slice<u32>, node: u32) -> u64 {
+    let i = node as usize;
+    let mut res = [0u64; 2];
+    let mut k = 0;
+    for c in [l.get(i), r.get(i)] {
+        if c != NONE {
+            res[k] = task!(kids_sum(l, r, c));
+            k += 1;
+        }
+    }
+    taskwait!();
+    1 + res[0] + res[1]
+}
+
+#[gtap::function]
+fn pat_param(range: (u64, u64), mut depth: u32) -> u64 {
+    let (lo, hi) = range;
+    if hi - lo <= 2 || depth == 0 {
+        return (lo..hi).sum();
+    }
+    depth -= 1;
+    let mid = (lo + hi) / 2;
+    let a = task!(pat_param((lo, mid), depth));
+    let b = task!(pat_param((mid, hi), depth));
+    taskwait!();
+    a + b
+}
+
+#[gtap::function]
+fn all_even(lo: u64, hi: u64) -> bool {
+    if hi - lo == 1 {
+        return lo % 2 == 0 || lo > 1000;
+    }
+    let mid = (lo + hi) / 2;
+    let a = task!(all_even(lo, mid));
+    let b = task!(all_even(mid, hi));
+    taskwait!();
+    a && b
+}
+
+#[gtap::function]
+fn loop_break(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut k = 0;
+    let found = loop {
+        let v = task!(loop_break(n / 2 - k.min(n / 2)));
+        taskwait!();
+        if v % 3 == 0 || k > 3 {
+            break v + k;
+        }
+        k += 1;
+    };
+    found + 1
+}
+
+fn seq_loop_break(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut k = 0;
+    let found = loop {
+        let v = seq_loop_break(n / 2 - k.min(n / 2));
+        if v.is_multiple_of(3) || k > 3 {
+            break v + k;
+        }
+        k += 1;
+    };
+    found + 1
+}
+
+#[gtap::function]
+fn nested_helper(n: u32) -> u32 {
+    fn leaf(n: u32) -> u32 {
+        n * 2 + 1
+    }
+    if n < 3 {
+        return leaf(n);
+    }
+    let a = task!(nested_helper(n - 1));
+    let b = task!(nested_helper(n - 2));
+    taskwait!();
+    let n = a.max(b);
+    leaf(n) % 1000
+}
+
+fn seq_nested_helper(n: u32) -> u32 {
+    fn leaf(n: u32) -> u32 {
+        n * 2 + 1
+    }
+    if n < 3 {
+        return leaf(n);
+    }
+    let a = seq_nested_helper(n - 1);
+    let b = seq_nested_helper(n - 2);
+    leaf(a.max(b)) % 1000
+}
+
+#[gtap::function]
+fn early(n: u64) -> u64 {
+    if n < 2 {
+        return 1;
+    }
+    let a = task!(early(n - 1));
+    if n % 5 == 0 {
+        taskwait!();
+        return a * 2;
+    }
+    let b = task!(early(n - 2));
+    taskwait!();
+    match a.checked_add(b) {
+        Some(s) if s % 7 == 0 => s / 7,
+        Some(s) => s,
+        None => 0,
+    }
+}
+
+fn seq_early(n: u64) -> u64 {
+    if n < 2 {
+        return 1;
+    }
+    let a = seq_early(n - 1);
+    if n.is_multiple_of(5) {
+        return a * 2;
+    }
+    let b = seq_early(n - 2);
+    match a.checked_add(b) {
+        Some(s) if s % 7 == 0 => s / 7,
+        Some(s) => s,
+        None => 0,
+    }
+}
+
+program!(
+    Apps3 = [
+        kids_sum,
+        pat_param,
+        all_even,
+        loop_break,
+        nested_helper,
+        early
+    ]
+);
+
+#[test]
+fn third_batch_small_shapes() {
+    // a complete tree of 7 nodes
+    let l = vec![1u32, 3, 5, NONE, NONE, NONE, NONE];
+    let r = vec![2u32, 4, 6, NONE, NONE, NONE, NONE];
+    let mut rt = gtap::Runtime::cpu(gtap::Config::default()).unwrap();
+    let (lb, rb) = (rt.upload(&l).unwrap(), rt.upload(&r).unwrap());
+    assert_eq!(
+        rt.run::<Apps3, _>(kids_sum, (lb.slice(), rb.slice(), 0))
+            .unwrap(),
+        7
+    );
+    for (lo, hi, d) in [(0u64, 10u64, 3u32), (5, 100, 10), (0, 1, 0)] {
+        assert_eq!(
+            gtap::run::<Apps3, _>(pat_param, ((lo, hi), d)).unwrap(),
+            (lo..hi).sum::<u64>()
+        );
+    }
+    for (lo, hi) in [(0u64, 1u64), (0, 8), (1002, 1010), (998, 1010)] {
+        let want = (lo..hi).all(|x| x % 2 == 0 || x > 1000);
+        assert_eq!(gtap::run::<Apps3, _>(all_even, (lo, hi)).unwrap(), want);
+    }
+    for n in [0u64, 1, 2, 5, 17, 100, 1000] {
+        assert_eq!(
+            gtap::run::<Apps3, _>(loop_break, (n,)).unwrap(),
+            seq_loop_break(n),
+            "{n}"
+        );
+        assert_eq!(
+            gtap::run::<Apps3, _>(early, (n.min(25),)).unwrap(),
+            seq_early(n.min(25)),
+            "{n}"
+        );
+    }
+    for n in [0u32, 2, 3, 10, 15] {
+        assert_eq!(
+            gtap::run::<Apps3, _>(nested_helper, (n,)).unwrap(),
+            seq_nested_helper(n)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fourth batch: one result local assigned in every `match` arm, a local work stack with joins in
+// batches of four, a `Result` over an enum argument with `?` on both results
+
+#[gtap::function]
+fn arms(n: u64) -> u64 {
+    if n < 3 {
+        return n + 1;
+    }
+    let r;
+    match n % 3 {
+        0 => r = task!(arms(n - 1)),
+        1 => r = task!(arms(n - 2)),
+        _ => r = task!(arms(n - 3)),
+    }
+    taskwait!();
+    let r = r * 2 % 1_000_003;
+    let b = task!(arms(n / 2));
+    taskwait!();
+    (r + b) % 1_000_003
+}
+
+fn seq_arms(n: u64) -> u64 {
+    if n < 3 {
+        return n + 1;
+    }
+    let r = match n % 3 {
+        0 => seq_arms(n - 1),
+        1 => seq_arms(n - 2),
+        _ => seq_arms(n - 3),
+    };
+    let r = r * 2 % 1_000_003;
+    (r + seq_arms(n / 2)) % 1_000_003
+}
+
+#[gtap::function]
+fn worklist(lo: u32, hi: u32) -> u64 {
+    // ranges above 8 are split by a local stack; pieces of 8 or less become tasks
+    let mut stack = [(0u32, 0u32); 16];
+    let mut top = 1;
+    stack[0] = (lo, hi);
+    let mut res = [0u64; 4];
+    let mut nres = 0;
+    let mut total = 0u64;
+    while top > 0 {
+        top -= 1;
+        let (a, b) = stack[top];
+        if b - a > 8 && top + 2 <= stack.len() {
+            let m = a + (b - a) / 2;
+            stack[top] = (a, m);
+            stack[top + 1] = (m, b);
+            top += 2;
+        } else if b - a > 1 {
+            res[nres] = task!(worklist(a, a + (b - a) / 2));
+            nres += 1;
+            if nres == 4 {
+                taskwait!();
+                total += res.iter().sum::<u64>();
+                nres = 0;
+            }
+            stack[top] = (a + (b - a) / 2, b);
+            top += 1;
+        } else if b > a {
+            total += u64::from(a) * u64::from(a);
+        }
+    }
+    taskwait!();
+    total + res[..nres].iter().sum::<u64>()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Leaf(u32),
+    Pair { l: u32, r: u32 },
+}
+
+#[gtap::function]
+fn shape(s: Shape, depth: u32) -> Result<u64, u32> {
+    match s {
+        Shape::Leaf(v) if v > 1000 => Err(v),
+        Shape::Leaf(v) => Ok(u64::from(v)),
+        Shape::Pair { l, r } => {
+            if depth == 0 {
+                return Ok(u64::from(l + r));
+            }
+            let a = task!(shape(Shape::Leaf(l), depth - 1));
+            let b = task!(shape(Shape::Pair { l: r, r: l / 2 }, depth - 1));
+            taskwait!();
+            let sum = a? + b?;
+            Ok(sum)
+        }
+    }
+}
+
+fn seq_shape(s: Shape, depth: u32) -> Result<u64, u32> {
+    match s {
+        Shape::Leaf(v) if v > 1000 => Err(v),
+        Shape::Leaf(v) => Ok(u64::from(v)),
+        Shape::Pair { l, r } => {
+            if depth == 0 {
+                return Ok(u64::from(l + r));
+            }
+            let a = seq_shape(Shape::Leaf(l), depth - 1);
+            let b = seq_shape(Shape::Pair { l: r, r: l / 2 }, depth - 1);
+            Ok(a? + b?)
+        }
+    }
+}
+
+program!(Apps4 = [arms, worklist, shape]);
+
+#[test]
+fn fourth_batch_worklist_and_results() {
+    for n in [0u64, 3, 4, 5, 20, 33] {
+        assert_eq!(
+            gtap::run::<Apps4, _>(arms, (n,)).unwrap(),
+            seq_arms(n),
+            "{n}"
+        );
+    }
+    for (lo, hi) in [(0u32, 0u32), (0, 1), (0, 9), (3, 100), (0, 5000)] {
+        let want: u64 = (lo..hi).map(|x| u64::from(x) * u64::from(x)).sum();
+        assert_eq!(
+            gtap::run::<Apps4, _>(worklist, (lo, hi)).unwrap(),
+            want,
+            "{lo}..{hi}"
+        );
+    }
+    for s in [
+        Shape::Leaf(3),
+        Shape::Leaf(2000),
+        Shape::Pair { l: 5, r: 9 },
+        Shape::Pair { l: 2000, r: 1 },
+        Shape::Pair { l: 1, r: 1500 },
+    ] {
+        for d in [0u32, 1, 3, 6] {
+            assert_eq!(
+                gtap::run::<Apps4, _>(shape, (s, d)).unwrap(),
+                seq_shape(s, d),
+                "{s:?} {d}"
+            );
+        }
+    }
+}
