@@ -2,6 +2,9 @@
 //! the same code run sequentially (`seq_*`: the task function with `task!` read as a call and
 //! `taskwait!()` dropped). One program per construct; see `docs/frontend.md`.
 
+mod common;
+
+use common::check;
 use gtap::program;
 
 #[gtap::function]
@@ -12,14 +15,6 @@ fn sq(x: u64) -> u64 {
 #[gtap::function]
 fn inc(x: u64) -> u64 {
     x + 1
-}
-
-fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
-where
-    T::Output: PartialEq + std::fmt::Debug,
-{
-    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
-    assert_eq!(got, want, "{}", T::NAME);
 }
 
 // ---- task results into places ----

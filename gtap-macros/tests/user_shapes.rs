@@ -5,15 +5,10 @@
 //! consts and macros in a task's body. Each runs on the CPU executor (`gtap::run`) and is
 //! compared with a plain Rust version of the same computation.
 
-use gtap::{program, Slice};
+mod common;
 
-fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
-where
-    T::Output: PartialEq + std::fmt::Debug,
-{
-    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
-    assert_eq!(got, want, "{}", T::NAME);
-}
+use common::check;
+use gtap::{program, Slice};
 
 #[derive(Clone, Copy, Default, PartialEq, Debug)]
 pub struct V3 {

@@ -3,15 +3,10 @@
 //! Mandelbrot tiles, Collatz and Ackermann, a tree stored in arrays), each on the CPU executor
 //! against a plain sequential Rust twin with several (some randomized) inputs.
 
-use gtap::{program, Slice};
+mod common;
 
-fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
-where
-    T::Output: PartialEq + std::fmt::Debug,
-{
-    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
-    assert_eq!(got, want, "{}", T::NAME);
-}
+use common::check;
+use gtap::{program, Slice};
 
 /// A small xorshift generator with a fixed seed (no dependency).
 struct Rng(u64);

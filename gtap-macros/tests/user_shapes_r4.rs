@@ -1,15 +1,10 @@
 //! Round 4 of the shapes users write (see `user_shapes.rs`, `user_shapes_more.rs`,
 //! `user_shapes_r3.rs`), each on the CPU executor against a plain Rust twin.
 
-use gtap::program;
+mod common;
 
-fn check<P: gtap::Program, T: gtap::TaskFn>(f: T, args: T::Args, want: T::Output)
-where
-    T::Output: PartialEq + std::fmt::Debug,
-{
-    let got = gtap::run::<P, T>(f, args).expect("runs on the CPU executor");
-    assert_eq!(got, want, "{}", T::NAME);
-}
+use common::check;
+use gtap::program;
 
 #[gtap::function]
 fn sq(x: u64) -> u64 {

@@ -202,6 +202,9 @@ pub struct Config {
     pub devices: Devices,
 }
 
+// `Config::validate`'s message for `idle_max_ns` spells out these bounds.
+const _: () = assert!(layout::MIN_IDLE_MAX_NS == 256 && layout::MAX_IDLE_MAX_NS == 1_000_000);
+
 impl Default for Config {
     fn default() -> Self {
         Self {
