@@ -169,13 +169,13 @@ pub struct Config {
     /// GPU: the per-thread stack, in bytes (default 4096; CUDA's default 1 KiB is too small for
     /// deep device calls).
     pub stack_bytes: u32,
-    /// GPU: a cap on registers per thread, given to the PTX JIT (`CU_JIT_MAX_REGISTERS`);
-    /// `None` leaves the choice to the compiler. Fewer registers can fit more warps on an SM
-    /// (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill. A body
-    /// that calls a recursive sequential function (a cutoff) can take its worker kernel past
-    /// 168 registers: EPAQ fib(40) at cutoff 9 needs 208 (9 warps per SM) and ran in 6.7 ms
-    /// with `Some(168)` against 11.3 ms (H100, `docs/benchmarks.md`, ninth session). The cap
-    /// applies to every kernel of the module, which changes the code of the others too.
+    /// GPU: a cap on registers per thread for every kernel, given to the PTX JIT
+    /// (`CU_JIT_MAX_REGISTERS`). `None` (the default) leaves the choice to the compiler,
+    /// except for a kernel that needs more than 168 registers per thread (fewer than 12 warps
+    /// of 32 threads per SM): that one kernel is compiled again capped at 168, which a body
+    /// with a recursive sequential cutoff needs (EPAQ fib(40) at cutoff 9: 11.3 ms at 208
+    /// registers, 6.7 ms capped; `docs/benchmarks.md`). Fewer registers can fit more warps on
+    /// an SM (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill.
     pub max_registers: Option<u32>,
     /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
     /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.

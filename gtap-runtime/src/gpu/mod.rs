@@ -25,6 +25,7 @@
 mod elastic;
 mod multi;
 mod pipeline;
+mod regcap;
 mod staging;
 mod transfer;
 
@@ -309,6 +310,10 @@ struct Inner {
     ctx: Arc<CudaContext>,
     config: Config,
     module: sys::CUmodule,
+    /// The module's PTX, for the kernels recompiled with a register cap (`regcap.rs`).
+    ptx: &'static str,
+    /// Those recompiled modules, one per capped kernel.
+    capped: Vec<sys::CUmodule>,
     stream: sys::CUstream,
     watch: sys::CUstream,
     start: sys::CUevent,
@@ -392,6 +397,8 @@ impl Inner {
             ctx,
             config: config.clone(),
             module,
+            ptx,
+            capped: Vec::new(),
             stream: null_mut(),
             watch: null_mut(),
             start: null_mut(),
@@ -474,6 +481,9 @@ impl Inner {
                 reason: format!("the PTX module has no kernel `{name}`: add `gtap::kernel!({short});` to the device crate"),
             });
         }
+        if self.config.max_registers.is_none() {
+            func = self.capped_if_heavy(func, &name, &cname)?;
+        }
         let (block, smem, workers_per_block) = if P::HAS_BLOCK {
             let profile = if profiled {
                 layout::PROFILE_SMEM_BYTES
@@ -535,6 +545,41 @@ impl Inner {
         };
         self.kernels.insert((program, variant), k);
         Ok(k)
+    }
+
+    /// `func` (the kernel `name` of the module), or, when it needs more than
+    /// [`regcap::AUTO_REGISTER_CAP`] registers per thread, the same kernel compiled again
+    /// with that cap (`regcap.rs`). The first run of such a kernel on a machine pays a second
+    /// JIT of the module (the driver's cache keeps it for later processes).
+    fn capped_if_heavy(
+        &mut self,
+        func: sys::CUfunction,
+        name: &str,
+        cname: &CString,
+    ) -> Result<sys::CUfunction> {
+        let mut regs = 0i32;
+        // SAFETY: a valid function handle and out-pointer.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(
+                &raw mut regs,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+                func,
+            )
+        })?;
+        if regs.max(0) as u32 <= regcap::AUTO_REGISTER_CAP {
+            return Ok(func);
+        }
+        let Some(ptx) = regcap::with_maxnreg(self.ptx, name, regcap::AUTO_REGISTER_CAP) else {
+            return Ok(func);
+        };
+        let module = load_module(&ptx, None)?;
+        self.capped.push(module);
+        let mut capped: sys::CUfunction = null_mut();
+        // SAFETY: valid module and out-pointer.
+        check("cuModuleGetFunction", unsafe {
+            sys::cuModuleGetFunction(&raw mut capped, module, cname.as_ptr())
+        })?;
+        Ok(capped)
     }
 
     /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
@@ -1466,6 +1511,9 @@ impl Drop for Inner {
                 }
             }
             let _ = sys::cuModuleUnload(self.module);
+            for &m in &self.capped {
+                let _ = sys::cuModuleUnload(m);
+            }
         }
     }
 }
