@@ -549,8 +549,7 @@ impl Inner {
 
     /// `func` (the kernel `name` of the module), or, when it needs more than
     /// [`regcap::AUTO_REGISTER_CAP`] registers per thread, the same kernel compiled again
-    /// with that cap (`regcap.rs`). The first run of such a kernel on a machine pays a second
-    /// JIT of the module (the driver's cache keeps it for later processes).
+    /// with that cap, from a module of that one kernel (`regcap.rs`).
     fn capped_if_heavy(
         &mut self,
         func: sys::CUfunction,
@@ -569,7 +568,9 @@ impl Inner {
         if regs.max(0) as u32 <= regcap::AUTO_REGISTER_CAP {
             return Ok(func);
         }
-        let Some(ptx) = regcap::with_maxnreg(self.ptx, name, regcap::AUTO_REGISTER_CAP) else {
+        let Some(ptx) = regcap::only_entry(self.ptx, name)
+            .and_then(|one| regcap::with_maxnreg(&one, name, regcap::AUTO_REGISTER_CAP))
+        else {
             return Ok(func);
         };
         let module = load_module(&ptx, None)?;

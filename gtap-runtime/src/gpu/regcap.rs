@@ -14,8 +14,9 @@
 //! - Only a kernel above the cap is recompiled, and only when [`Config::max_registers`] is
 //!   `None`: every other kernel keeps the code the compiler gave it (a cap changes the
 //!   schedule even of kernels below it, so the cap is not applied module-wide).
-//! - The recompiled module is the same PTX with one `.maxnreg` directive added to the one
-//!   entry; the kernel taken from it is the same function, with fewer registers.
+//! - The recompiled module is the same PTX less every other entry, with one `.maxnreg`
+//!   directive added to the one entry; the kernel taken from it is the same function, with
+//!   fewer registers, and its JIT compiles one kernel, not the crate's hundreds.
 //!
 //! [`Config::max_registers`]: crate::Config::max_registers
 
@@ -41,6 +42,34 @@ pub(super) fn with_maxnreg(ptx: &str, entry: &str, regs: u32) -> Option<String> 
     out.push_str(&ptx[..line_end]);
     out.push_str(&format!("\n.maxnreg {regs}"));
     out.push_str(rest);
+    Some(out)
+}
+
+/// `ptx` with every kernel entry but `entry` left out: the declarations, globals and device
+/// functions stay, so the module still links, and its JIT compiles one kernel instead of
+/// every kernel of the crate (about a minute for the examples' 216). `None` when the module
+/// has no such entry.
+pub(super) fn only_entry(ptx: &str, entry: &str) -> Option<String> {
+    find_entry(ptx, entry)?;
+    let mut out = String::with_capacity(ptx.len() / 8);
+    let mut skipping = false;
+    for line in ptx.split_inclusive('\n') {
+        if skipping {
+            // An entry's body ends at the first `}` in the first column (LLVM indents the
+            // body's own scopes).
+            if line.trim_end() == "}" {
+                skipping = false;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            if !rest.starts_with(&format!("{entry}(")) {
+                skipping = true;
+                continue;
+            }
+        }
+        out.push_str(line);
+    }
     Some(out)
 }
 
@@ -80,6 +109,22 @@ mod tests {
     fn names_must_match_whole() {
         assert!(with_maxnreg(PTX, "k_bi", 168).is_none());
         assert!(with_maxnreg(PTX, "missing", 168).is_none());
+    }
+
+    #[test]
+    fn only_the_named_entry_is_kept() {
+        let ptx = format!("{PTX}.visible .func helper(\n)\n{{\n\t{{\n\tret;\n\t}}\n}}\n");
+        let out = only_entry(&ptx, "k_big").unwrap();
+        assert!(!out.contains("k_small"), "{out}");
+        assert!(
+            out.contains(".entry k_big(") && out.contains(".func helper("),
+            "{out}"
+        );
+        assert!(out.starts_with(".version 8.4\n.target sm_90\n"), "{out}");
+        // The kept parts are verbatim: the whole module less the other entry.
+        let small = ".visible .entry k_small(\n\t.param .u64 k_small_param_0\n)\n{\n\tret;\n}\n";
+        assert_eq!(out, ptx.replace(small, ""));
+        assert!(only_entry(&ptx, "k_bi").is_none());
     }
 
     #[test]
