@@ -88,6 +88,8 @@ pub struct Opts {
     /// release policy (`Config::release_below`, `Config::release_shift`,
     /// `Config::release_all_below`); `None` keeps the defaults.
     pub release_below: Option<u32>,
+    /// `--release-other-below N`: `Config::release_other_below` (several queues).
+    pub release_other_below: Option<u32>,
     /// See `release_below`.
     pub release_shift: Option<u32>,
     /// See `release_below`.
@@ -140,6 +142,7 @@ impl Opts {
             block_threads: None,
             scheduler: Scheduler::WorkFirst,
             release_below: None,
+            release_other_below: None,
             release_shift: None,
             release_all_below: None,
             inline_steps: None,
@@ -213,6 +216,10 @@ impl Opts {
                 "--release-below" => {
                     opts.release_below = Some(parse_or_exit(args.next(), "--release-below", usage));
                 }
+                "--release-other-below" => {
+                    opts.release_other_below =
+                        Some(parse_or_exit(args.next(), "--release-other-below", usage));
+                }
                 "--inline-last-child" => opts.inline_last_child = true,
                 "--inline-steps" => {
                     opts.inline_steps = Some(parse_or_exit(args.next(), "--inline-steps", usage));
@@ -257,7 +264,7 @@ impl Opts {
                     };
                 }
                 "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --idle-max-ns N, --steal-tries N\n                  idle workers' longest sleep (256..=1000000 ns, default 2048) and victims per steal round (1..=64, default 4)\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
+                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-other-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy (the other-below bound: the queues a warp does not run next) and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --idle-max-ns N, --steal-tries N\n                  idle workers' longest sleep (256..=1000000 ns, default 2048) and victims per steal round (1..=64, default 4)\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
                     std::process::exit(0);
                 }
                 _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
@@ -318,6 +325,9 @@ impl Opts {
         config.block = self.block.unwrap_or(config.block);
         config.tasks_per_warp = self.tasks_per_warp.unwrap_or(config.tasks_per_warp);
         config.release_below = self.release_below.unwrap_or(config.release_below);
+        config.release_other_below = self
+            .release_other_below
+            .unwrap_or(config.release_other_below);
         config.release_shift = self.release_shift.unwrap_or(config.release_shift);
         config.release_all_below = self.release_all_below.unwrap_or(config.release_all_below);
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);

@@ -120,3 +120,14 @@ fn idle_knobs_in_range_run_and_out_of_range_name_the_field() {
         );
     }
 }
+
+#[test]
+fn release_other_below_in_range_runs_and_zero_names_the_field() {
+    let o = fib(&["12", "3", "epaq", "--cpu", "--release-other-below", "64"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("fib: OK"), "{}", text(&o));
+    let o = fib(&["12", "--cpu", "--release-other-below", "0"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("release_other_below"), "{t}");
+}

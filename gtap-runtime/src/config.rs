@@ -112,6 +112,14 @@ pub struct Config {
     /// GPU, work-first scheduler: a warp releases private tasks to thieves when fewer than
     /// this many of its tasks are public (default 1: when none is).
     pub release_below: u32,
+    /// GPU, work-first scheduler, programs with several queues ([`Config::queues`]): a warp
+    /// also releases the private tasks of a queue other than the one it runs next while fewer
+    /// than this many of that queue's tasks are public (default `u32::MAX`: always). The warp
+    /// runs one queue dry before it turns to the others, so their tasks are for thieves: EPAQ
+    /// fib(40) at cutoff 9 ran in 5.5 ms this way, 5.7 with a bound of 128, 5.9 with 8 and
+    /// with `release_below`'s 1 alone (H200, `docs/benchmarks.md`, tenth session). Programs
+    /// with one queue never read it.
+    pub release_other_below: u32,
     /// GPU, work-first scheduler: a release moves `private >> release_shift` tasks (at least
     /// one), the oldest first, once the private part holds `release_all_below` tasks or more
     /// (default 2: a quarter).
@@ -215,6 +223,7 @@ impl Default for Config {
             tasks_per_warp: 8192,
             gpu_pool_bytes: None,
             release_below: 1,
+            release_other_below: u32::MAX,
             release_shift: 2,
             release_all_below: 256,
             inline_steps: 32,
@@ -282,6 +291,13 @@ impl Config {
         }
         if self.release_below == 0 {
             return bad("release_below", self.release_below, "at least 1");
+        }
+        if self.release_other_below == 0 {
+            return bad(
+                "release_other_below",
+                self.release_other_below,
+                "at least 1",
+            );
         }
         if self.release_shift > 31 {
             return bad("release_shift", self.release_shift, "0..=31");
@@ -411,7 +427,7 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 22] = [
+        let cases: [(&str, Config); 23] = [
             (
                 "sms",
                 Config {
@@ -460,6 +476,13 @@ mod tests {
                 "release_below",
                 Config {
                     release_below: 0,
+                    ..Config::default()
+                },
+            ),
+            (
+                "release_other_below",
+                Config {
+                    release_other_below: 0,
                     ..Config::default()
                 },
             ),

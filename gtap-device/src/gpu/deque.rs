@@ -23,8 +23,11 @@
 //! `release_all_below`; `layout::release_count`) to the public part: it marks
 //! each entry's ancestors [`FLAG_SHARED`] up to the first one already marked (see
 //! `join.rs`), runs one `fence.acq_rel.gpu`, and adds to `count`. That is the only fence and
-//! the only device-scope RMW of a batch that shares nothing. A ring at least half full spills
-//! most of its private part to an overflow queue instead (`overflow.rs`).
+//! the only device-scope RMW of a batch that shares nothing. With several queues (EPAQ), a
+//! queue the warp does not run next is released also while its `count` is below
+//! `release_other_below` (`Params`; by default always): the warp runs one queue dry before
+//! the others, so their private tasks would wait. A ring at least half full spills most of
+//! its private part to an overflow queue instead (`overflow.rs`).
 //!
 //! [`DequeHeader`]: super::layout::DequeHeader
 
@@ -194,7 +197,10 @@ impl Warp {
 
     /// Lane 0, at the end of a batch: how many private entries of queue `q` to release now
     /// (0: none), from the public `count` (`hint`, read at the batch's start, for queue
-    /// `hint_q`; read now for the others) and the release policy; or, when the ring is at
+    /// `hint_q`; read now for the others) and the release policy (below `release_below`; when
+    /// the warp does not run `q` next, `!runs_next`, also below `release_other_below`: the
+    /// queue's private tasks wait until the warp has run its next queue dry); or, when the
+    /// ring is at
     /// least half full or (`hungry`, multi-GPU kernels only) another GPU asked for work,
     /// [`SPILL`] with the entries to spill to the overflow queue (planned: see `overflow.rs`).
     ///
@@ -205,6 +211,7 @@ impl Warp {
     pub(crate) unsafe fn release_amount(
         &self,
         q: u32,
+        runs_next: bool,
         hint_q: u32,
         hint: u32,
         hungry: bool,
@@ -233,7 +240,10 @@ impl Warp {
             } else {
                 self.count_hint(q)
             };
-            if c >= self.release_below {
+            // A queue the warp does not run next also releases below `release_other_below`.
+            // SAFETY: the run's params, valid for the run.
+            if c >= self.release_below && (runs_next || c >= (*super::params()).release_other_below)
+            {
                 return 0;
             }
             release_count(n, self.release_size)

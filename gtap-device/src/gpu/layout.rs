@@ -426,6 +426,11 @@ pub struct Params {
     /// which are read from the kernel's argument alone, so a kernel never reads through
     /// `params()` a copy that another launch made (or that was allocated after it started).
     pub run: u64,
+    /// Work-first kernel, several queues (EPAQ): release private tasks of a queue other than
+    /// the one the warp runs next when its public count is below this (the warp will not run
+    /// them soon, so thieves should). Read on the release path of such a queue only, through
+    /// `params()`.
+    pub release_other_below: u32,
 }
 
 /// Words of one warp's park record (`park.rs`): its shared-memory scheduler words

@@ -946,6 +946,7 @@ impl Inner {
             total_slots: pools.total_slots,
             chunk: pools.n,
             release_below: self.config.release_below,
+            release_other_below: self.config.release_other_below,
             release_size: layout::release_size(
                 self.config.release_shift,
                 self.config.release_all_below,

@@ -788,7 +788,7 @@ pub unsafe fn block_worker<
                 if wf {
                     // A release, or (a ring at least half full) a spill (`overflow.rs`).
                     for q in [Q_THREAD, Q_BLOCK] {
-                        let r = w.release_amount(q, q, hints[q as usize], false);
+                        let r = w.release_amount(q, true, q, hints[q as usize], false);
                         set(&w, word::RELEASE + q as usize, r);
                     }
                 }

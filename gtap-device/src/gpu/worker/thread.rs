@@ -427,7 +427,10 @@ pub unsafe fn thread_worker<
                     // A ring at least half full spills instead (`overflow.rs`): the decision
                     // comes back as a release with `SPILL` set.
                     for q in 0..w.queues {
-                        release = w.release_amount(q, cur_q_hint, count_hint, hungry);
+                        // Whether the next batch comes from `q`: the kept tasks' queue, else
+                        // this batch's (`pop_wf` starts there).
+                        let runs_next = q == if keep > 0 { kq } else { cur_q };
+                        release = w.release_amount(q, runs_next, cur_q_hint, count_hint, hungry);
                         if release > 0 {
                             rq = q;
                             break;
