@@ -14,12 +14,7 @@ fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
     let mut cx = Ctxt::default();
     let def = parse::parse_fn(&mut cx, item).expect("parses");
     let s = structure::structure(&mut cx, def.body.clone(), def.output.is_none());
-    let params: Vec<_> = def
-        .params
-        .iter()
-        .map(|p| (p.ident.clone(), p.mutable))
-        .collect();
-    let body = cfg::build(&mut cx, &s.markers, &params, &s.body);
+    let body = cfg::build(&mut cx, &s.markers, &def.params, &s.body);
     let info = liveness::analyze(&mut cx, &body);
     if let Err(e) = cx.check() {
         panic!("unexpected errors: {e}");
