@@ -4,6 +4,8 @@
 //! Bless the snapshots with `cargo insta review` (or `INSTA_UPDATE=always cargo test -p
 //! gtap-macros`).
 
+mod deferred;
+
 use crate::{cfg, diag::Ctxt, liveness, parse, structure};
 use proc_macro2::TokenStream;
 use quote::quote;
