@@ -418,7 +418,8 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
 
 /// Why a parameter pattern cannot be taken, if it cannot: a `ref` binding (it would borrow
 /// `args`, which a resume state binds again), or a part that can fail to match (a literal, a
-/// range, `|`, a path, a `&`, a macro); enum variants are rustc's to reject.
+/// range, `|`, a path, a `&`, a macro, `Some`/`Ok`/`Err`); a user's enum variants are
+/// rustc's to reject.
 fn unsupported_pattern(pat: &Pat) -> Option<syn::Error> {
     use syn::visit::Visit;
     struct Find(Option<syn::Error>);
@@ -435,6 +436,18 @@ fn unsupported_pattern(pat: &Pat) -> Option<syn::Error> {
                         format!(
                             "a task function's parameter pattern binds by value: write `{id}`, not `ref {id}` (the arguments are `Copy`)"
                         ),
+                    ));
+                }
+                // `Some(x)`, `Ok(x)`, `Err(x)`: the variants everyone knows (a user's enum's
+                // are rustc's E0005, at the pattern).
+                Pat::TupleStruct(t)
+                    if t.path.segments.last().is_some_and(|s| {
+                        s.ident == "Some" || s.ident == "Ok" || s.ident == "Err"
+                    }) =>
+                {
+                    self.0 = Some(syn::Error::new_spanned(
+                        t,
+                        "a task function's parameter is a name (`x: T`, `mut x: T`) or an irrefutable pattern of names (`(lo, hi): (u64, u64)`, `Pair { a, b }: Pair`, `_: T`): this part could fail to match; take the value whole, `x: T`, and `match` on it in the body",
                     ));
                 }
                 Pat::Ident(_)

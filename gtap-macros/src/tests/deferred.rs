@@ -193,7 +193,13 @@ fn deferred_form_errors() {
         ),
         (
             quote! {
-                fn f(Some(a): Option<u64>, 1..=3: u8) -> u64 { a }
+                fn f(Some(a): Option<u64>) -> u64 { a }
+            },
+            "this part could fail to match",
+        ),
+        (
+            quote! {
+                fn f((a, 1..=3): (u64, u8)) -> u64 { a }
             },
             "this part could fail to match",
         ),
