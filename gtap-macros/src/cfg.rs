@@ -21,6 +21,7 @@ mod diverge;
 use crate::{
     diag::Ctxt,
     markers::{Marker, Target},
+    parse::{Binding, Param},
     structure::placeholder_id,
     tokens::{cfg_attr_span, scan_idents},
 };
@@ -42,8 +43,11 @@ pub(crate) struct LocalDecl {
     pub(crate) ident: Ident,
     /// `mut` binding.
     pub(crate) mutable: bool,
-    /// Parameter index, for parameters.
+    /// Parameter index, for parameters (and for the names of a parameter pattern that are
+    /// not `mut`: read from `args` like a parameter, never saved).
     pub(crate) param: Option<usize>,
+    /// A name bound by a parameter pattern (`(lo, hi): (u64, u64)`).
+    pub(crate) in_param_pattern: bool,
     /// Where it takes a borrow (`ref x`, `let x = &..`), if it does.
     pub(crate) borrow: Option<Span>,
     /// The `task!` that writes it, for messages.
@@ -254,13 +258,8 @@ struct Builder<'a> {
     loops: Vec<LoopCtx>,
 }
 
-/// Builds the graph of `block`, whose parameters are `params` (name, `mut`).
-pub(crate) fn build(
-    cx: &mut Ctxt,
-    markers: &[Marker],
-    params: &[(Ident, bool)],
-    block: &Block,
-) -> Body {
+/// Builds the graph of `block`, whose parameters are `params`.
+pub(crate) fn build(cx: &mut Ctxt, markers: &[Marker], params: &[Param], block: &Block) -> Body {
     let mut b = Builder {
         cx,
         markers,
@@ -279,10 +278,19 @@ pub(crate) fn build(
     let entry = b.new_node(NodeKind::Eval);
     b.cur = Some(entry);
     let mut defs = Vec::new();
-    for (i, (ident, mutable)) in params.iter().enumerate() {
-        let id = b.declare(ident.clone(), *mutable, None);
-        b.body.locals[id.0].param = Some(i);
-        defs.push((id, ident.span()));
+    for (i, p) in params.iter().enumerate() {
+        let pattern = matches!(p.binding, Binding::Pattern(_));
+        for (ident, mutable) in p.names() {
+            let span = ident.span();
+            let id = b.declare(ident, mutable, None);
+            let decl = &mut b.body.locals[id.0];
+            decl.in_param_pattern = pattern;
+            // A pattern's `mut` names are ordinary locals, bound once in state 0.
+            if !(pattern && mutable) {
+                decl.param = Some(i);
+            }
+            defs.push((id, span));
+        }
     }
     b.body.nodes[entry.0].defs = defs;
     b.block(block, |_| {});
@@ -326,6 +334,7 @@ impl Builder<'_> {
             ident,
             mutable,
             param: None,
+            in_param_pattern: false,
             borrow,
             spawn_span: None,
             place_spawn: false,
@@ -538,6 +547,18 @@ impl Builder<'_> {
                     }
                 };
                 let place = matches!(s.target, Target::Place { .. });
+                if let (Some(t), Target::Assign { ident }) = (target, &s.target) {
+                    let decl = &self.body.locals[t.0];
+                    if decl.in_param_pattern && !decl.mutable {
+                        // Its value is read from `args` wherever it is needed.
+                        self.cx.error_spanned_by(
+                            ident,
+                            format!(
+                                "cannot write a task result into `{ident}`, a name of a parameter pattern that is not `mut`: write `mut {ident}` in the pattern"
+                            ),
+                        );
+                    }
+                }
                 if let (Some(t), Target::Place { place: p, .. }) = (target, &s.target) {
                     uses.extend(self.uses_of(p).into_iter().filter(|(l, _)| *l != t));
                     if !self.body.locals[t.0].mutable {

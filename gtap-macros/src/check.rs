@@ -84,7 +84,7 @@ fn message(kind: MarkerKind, at: Where) -> String {
             "{m} cannot be used inside a nested item: only the #[gtap::function] itself is rewritten"
         ),
         Where::Body => match kind {
-            MarkerKind::Task => "task!(..) must be a statement of its own: `task!(f(..));`, `let x = task!(f(..));`, `x = task!(f(..));` or `x[i] = task!(f(..));`".to_string(),
+            MarkerKind::Task => "task!(..) must be a statement of its own: `task!(f(..));`, `let x = task!(f(..));`, `let (a, b) = task!(f(..));`, `x = task!(f(..));`, `x[i] = task!(f(..));` or `x += task!(f(..));` (the result may be cast, `task!(f(..)) as T`); bind the result and compute with it after the taskwait!()".to_string(),
             MarkerKind::Wait => "taskwait!() must be a statement of its own, not part of an expression".to_string(),
         },
     }

@@ -30,7 +30,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     uniform::check(&mut cx, &def.body, args.block);
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
-    let param_names: Vec<_> = def.params.iter().map(|p| &p.ident).collect();
+    let param_names: Vec<_> = def.params.iter().flat_map(|p| p.names()).collect();
+    let param_names: Vec<_> = param_names.iter().map(|(ident, _)| ident).collect();
     check::check_body(
         &mut cx,
         &structured.body,
@@ -38,14 +39,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &param_names,
         &structured.markers,
     );
-    let params: Vec<_> = def
-        .params
-        .iter()
-        .map(|p| (p.ident.clone(), p.mutable))
-        .collect();
     let mut generated = TokenStream::new();
     if !cx.has_errors() {
-        let graph = cfg::build(&mut cx, &structured.markers, &params, &structured.body);
+        let graph = cfg::build(&mut cx, &structured.markers, &def.params, &structured.body);
         let info = liveness::analyze(&mut cx, &graph);
         if !cx.has_errors() {
             let sm = lower::lower(

@@ -501,7 +501,12 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             continue;
         }
         if let Some(span) = body.locals[l.0].spawn_span {
-            let msg = if pending_at_return.contains(l) {
+            let deferred = name(l).starts_with(crate::tokens::DEFERRED);
+            let msg = if deferred && pending_at_return.contains(l) {
+                "the result of this task!(..) is still pending where the task returns (a `return`, a `?`, also in a later task!(..)'s arguments, or the end of the body), before the taskwait!() that applies it (its `op=` update or `let` pattern runs at that join): move the early exit before this task!(..) or after the taskwait!()".to_string()
+            } else if deferred {
+                "the result of this task!(..) is never joined: control leaves its block (a `break` or `continue`) before the taskwait!() that applies it (its `op=` update or `let` pattern runs at that join); add taskwait!() before that point".to_string()
+            } else if pending_at_return.contains(l) {
                 format!(
                     "the result `{}` of this task!(..) is still pending where the task returns (a `return`, a `?`, also in a later task!(..)'s arguments, or the end of the body), before a taskwait!() joins it: add taskwait!() before that point, move an early exit before this task!(..), or write `task!(..);` without `let` to detach the task",
                     name(l)

@@ -38,7 +38,7 @@ use crate::{
     diag::Ctxt,
     liveness::{BitSet, LivenessInfo},
     markers::{Marker, Spawn, Target, Wait},
-    parse::TaskFnDef,
+    parse::{Binding, TaskFnDef},
     structure::placeholder_id,
     tokens::{contains_marker, scan_idents, TYPED},
 };
@@ -328,10 +328,12 @@ impl Lower<'_> {
 
     fn start(&self, block: &Block) -> TokenStream {
         self.spawned.take();
-        let pats = self.def.params.iter().map(|p| {
-            let m = p.mutable.then(|| quote!(mut));
-            let id = &p.ident;
-            quote!(#m #id)
+        let pats = self.def.params.iter().map(|p| match &p.binding {
+            Binding::Name { ident, mutable } => {
+                let m = mutable.then(|| quote!(mut));
+                quote!(#m #ident)
+            }
+            Binding::Pattern(pat) => pat.to_token_stream(),
         });
         let code = self.stmts(&block.stmts);
         let end = self.unit_end();
@@ -385,7 +387,28 @@ impl Lower<'_> {
                 let allow = unsaved.then(
                     || quote!(#[allow(unused_variables, reason = "read after a later join")]),
                 );
-                out.extend(quote!(#allow let #m #id = unsafe { #place };));
+                if decl.in_param_pattern && decl.param.is_some() {
+                    // The parameter's pattern again, binding its names that are live here (at
+                    // its first one; `mut` names are ordinary locals).
+                    let first = visible
+                        .iter()
+                        .find(|v| self.body.locals[v.0].param == decl.param && live.contains(**v));
+                    if first != Some(l) {
+                        continue;
+                    }
+                    let keep: Vec<&Ident> = visible
+                        .iter()
+                        .filter(|v| self.body.locals[v.0].param == decl.param && live.contains(**v))
+                        .map(|v| &self.body.locals[v.0].ident)
+                        .collect();
+                    let pat = decl
+                        .param
+                        .and_then(|i| self.def.params.get(i))
+                        .and_then(|p| p.pattern_binding_only(&keep));
+                    out.extend(quote!(#allow let #pat = unsafe { #place };));
+                } else {
+                    out.extend(quote!(#allow let #m #id = unsafe { #place };));
+                }
             } else if mentioned.contains(*l)
                 && !(decl.no_value && self.body.only_task_writes(id))
                 && names(after, id)

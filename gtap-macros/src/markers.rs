@@ -5,6 +5,10 @@
 //!   with `place` a field or element of a local (`counts[i]`, `s.x`, `arr[i].0`)
 //! - `task!(queue = q, f(..))` in each of the above
 //! - `taskwait!()`, `taskwait!(queue = q)`
+//!
+//! `place op= task!(f(..));` and `let (a, b) = task!(f(..));` reach this module as `let
+//! __gtap_deferred_N = task!(f(..));`: the structure pass moves the rest of the statement after
+//! the join (`structure/deferred.rs`).
 
 use proc_macro2::Span;
 use syn::{

@@ -2,9 +2,10 @@
 //! of a task function.
 //!
 //! A task function is a free, non-async fn, generic over types and consts (not lifetimes), whose
-//! parameters are plain (optionally `mut`) identifiers of owned, `Copy + 'static` types: they are copied into the child's
-//! task-data struct at the spawn. Signature problems are reported here; the body is left to the
-//! later stages.
+//! parameters are of owned, `Copy + 'static` types: they are copied into the child's task-data
+//! struct at the spawn. A parameter is a name (`x: T`, `mut x: T`) or an irrefutable pattern of
+//! by-value bindings (`(lo, hi): (u64, u64)`, `Pair { a, b }: Pair`, `_: T`). Signature problems
+//! are reported here; the body is left to the later stages.
 
 use crate::diag::Ctxt;
 use proc_macro2::TokenStream;
@@ -21,14 +22,81 @@ pub(crate) struct Args {
     pub(crate) block: bool,
 }
 
+/// How a parameter binds its argument.
+pub(crate) enum Binding {
+    /// `x: T` or `mut x: T` (the name with the user's span).
+    Name { ident: Ident, mutable: bool },
+    /// Any other pattern, `(lo, hi): (u64, u64)`, `Pair { a, b }: Pair`, `_: T`: state 0
+    /// binds it from `args`; a resume state binds each of its names that are not `mut` from
+    /// `args` again where the code needs it (as for a plain parameter), while its `mut` names
+    /// are ordinary locals, saved across a join where they are live (see [`crate::lower`]).
+    Pattern(Box<Pat>),
+}
+
 /// One parameter of the task function.
 pub(crate) struct Param {
-    /// Its name (with the user's span).
-    pub(crate) ident: Ident,
-    /// Whether it was declared `mut`.
-    pub(crate) mutable: bool,
+    /// How it binds its argument.
+    pub(crate) binding: Binding,
     /// Its type, as written.
     pub(crate) ty: Type,
+}
+
+impl Param {
+    /// The names it binds, with whether each is `mut`, in the pattern's order.
+    pub(crate) fn names(&self) -> Vec<(Ident, bool)> {
+        match &self.binding {
+            Binding::Name { ident, mutable } => vec![(ident.clone(), *mutable)],
+            Binding::Pattern(pat) => {
+                let mut found = Vec::new();
+                crate::cfg::bindings(pat, None, true, &mut found);
+                found.into_iter().map(|(i, m, _)| (i, m)).collect()
+            }
+        }
+    }
+
+    /// For a pattern: the pattern that binds only the names `keep` (`(lo, hi)` → `(_, hi)`),
+    /// which a resume state matches against `args` to read those names again.
+    pub(crate) fn pattern_binding_only(&self, keep: &[&Ident]) -> Option<Pat> {
+        use syn::visit_mut::VisitMut;
+        struct Only<'k>(&'k [&'k Ident]);
+        impl VisitMut for Only<'_> {
+            fn visit_pat_mut(&mut self, p: &mut Pat) {
+                if let Pat::Ident(pi) = p {
+                    if self.0.contains(&&pi.ident) {
+                        // `x @ sub` keeps `x @` and goes on in `sub`.
+                        syn::visit_mut::visit_pat_ident_mut(self, pi);
+                        return;
+                    }
+                    *p = match pi.subpat.take() {
+                        Some((_, sub)) => *sub,
+                        None => Pat::Wild(syn::PatWild {
+                            attrs: Vec::new(),
+                            underscore_token: Default::default(),
+                        }),
+                    };
+                }
+                syn::visit_mut::visit_pat_mut(self, p);
+            }
+            fn visit_field_pat_mut(&mut self, f: &mut syn::FieldPat) {
+                syn::visit_mut::visit_field_pat_mut(self, f);
+                // `Pair { a, b }` → `Pair { a: _, b }`: a shorthand field needs its `:` once its
+                // binding is gone (and only then: rustc warns of a redundant `b: b`).
+                let shorthand = match (&f.member, &*f.pat) {
+                    (syn::Member::Named(m), Pat::Ident(pi)) => pi.ident == *m,
+                    _ => false,
+                };
+                if !shorthand {
+                    f.colon_token.get_or_insert_with(Default::default);
+                }
+            }
+        }
+        let Binding::Pattern(pat) = &self.binding else {
+            return None;
+        };
+        let mut pat = (**pat).clone();
+        Only(keep).visit_pat_mut(&mut pat);
+        Some(pat)
+    }
 }
 
 /// The function `#[gtap::function]` is applied to.
@@ -267,6 +335,9 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         }
     }
     let mut params = Vec::new();
+    // Reported after `signature_ok` is known: the types are usable, so the stub impls are
+    // emitted and code that spawns the function sees no cascade of errors.
+    let mut pattern_errors = Vec::new();
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) => {
@@ -278,19 +349,22 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
             FnArg::Typed(pt) => {
                 check_param_type(cx, &pt.ty);
                 check_owning(cx, &pt.ty, "argument");
-                match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        params.push(Param {
-                            ident: pi.ident.clone(),
-                            mutable: pi.mutability.is_some(),
-                            ty: (*pt.ty).clone(),
-                        });
+                let binding = match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Binding::Name {
+                        ident: pi.ident.clone(),
+                        mutable: pi.mutability.is_some(),
+                    },
+                    other => {
+                        if let Some(e) = unsupported_pattern(other) {
+                            pattern_errors.push(e);
+                        }
+                        Binding::Pattern(Box::new(other.clone()))
                     }
-                    other => cx.error_spanned_by(
-                        other,
-                        "task function parameters must be plain names (`x: T` or `mut x: T`)",
-                    ),
-                }
+                };
+                params.push(Param {
+                    binding,
+                    ty: (*pt.ty).clone(),
+                });
             }
         }
     }
@@ -326,6 +400,10 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
             }
         },
     };
+    let signature_ok = cx.has_errors() == before;
+    for e in pattern_errors {
+        cx.syn_error(e);
+    }
     Some(TaskFnDef {
         attrs,
         vis: f.vis.clone(),
@@ -334,6 +412,63 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         params,
         output,
         body: *f.block,
-        signature_ok: cx.has_errors() == before,
+        signature_ok,
     })
+}
+
+/// Why a parameter pattern cannot be taken, if it cannot: a `ref` binding (it would borrow
+/// `args`, which a resume state binds again), or a part that can fail to match (a literal, a
+/// range, `|`, a path, a `&`, a macro, `Some`/`Ok`/`Err`); a user's enum variants are
+/// rustc's to reject.
+fn unsupported_pattern(pat: &Pat) -> Option<syn::Error> {
+    use syn::visit::Visit;
+    struct Find(Option<syn::Error>);
+    impl<'p> Visit<'p> for Find {
+        fn visit_pat(&mut self, p: &'p Pat) {
+            if self.0.is_some() {
+                return;
+            }
+            match p {
+                Pat::Ident(pi) if pi.by_ref.is_some() => {
+                    let id = &pi.ident;
+                    self.0 = Some(syn::Error::new_spanned(
+                        pi,
+                        format!(
+                            "a task function's parameter pattern binds by value: write `{id}`, not `ref {id}` (the arguments are `Copy`)"
+                        ),
+                    ));
+                }
+                // `Some(x)`, `Ok(x)`, `Err(x)`: the variants everyone knows (a user's enum's
+                // are rustc's E0005, at the pattern).
+                Pat::TupleStruct(t)
+                    if t.path.segments.last().is_some_and(|s| {
+                        s.ident == "Some" || s.ident == "Ok" || s.ident == "Err"
+                    }) =>
+                {
+                    self.0 = Some(syn::Error::new_spanned(
+                        t,
+                        "a task function's parameter is a name (`x: T`, `mut x: T`) or an irrefutable pattern of names (`(lo, hi): (u64, u64)`, `Pair { a, b }: Pair`, `_: T`): this part could fail to match; take the value whole, `x: T`, and `match` on it in the body",
+                    ));
+                }
+                Pat::Ident(_)
+                | Pat::Tuple(_)
+                | Pat::TupleStruct(_)
+                | Pat::Struct(_)
+                | Pat::Slice(_)
+                | Pat::Paren(_)
+                | Pat::Wild(_)
+                | Pat::Rest(_)
+                | Pat::Type(_) => syn::visit::visit_pat(self, p),
+                other => {
+                    self.0 = Some(syn::Error::new_spanned(
+                        other,
+                        "a task function's parameter is a name (`x: T`, `mut x: T`) or an irrefutable pattern of names (`(lo, hi): (u64, u64)`, `Pair { a, b }: Pair`, `_: T`): this part could fail to match; take the value whole, `x: T`, and `match` on it in the body",
+                    ));
+                }
+            }
+        }
+    }
+    let mut find = Find(None);
+    find.visit_pat(pat);
+    find.0
 }

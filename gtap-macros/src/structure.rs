@@ -2,6 +2,8 @@
 //! the lowering understands, and replaces each marker statement by a numbered placeholder.
 //!
 //! Rewrites (each only where it matters):
+//! - `place op= task!(..);` and `let PAT = task!(..);` with a destructuring `PAT` bind the result
+//!   to a hidden local and move the rest of the statement after the join ([`deferred`]);
 //! - the body's tail expression becomes `return e;` (for a non-unit function), pushed into the
 //!   branches of a tail `if`/`match`/block that contains markers;
 //! - `else if` chains that contain markers become `else { if .. }`, and match arms that contain
@@ -27,6 +29,8 @@ use quote::{quote, ToTokens};
 use syn::{Block, Expr, Pat, Stmt};
 use values::{has_else_markers, is_construct_value};
 
+mod deferred;
+mod targets;
 mod values;
 
 /// The normalized body and its markers, indexed by placeholder number.
@@ -71,15 +75,30 @@ struct Pass<'a> {
     markers: Vec<Marker>,
     next_for: usize,
     next_value: usize,
+    next_deferred: usize,
+    /// The next block is a loop's body.
+    loop_body: bool,
+    /// How many loops enclose the current block.
+    loops: usize,
+    /// The enclosing `for` loops' patterns and iterators, innermost last (for messages).
+    for_iters: Vec<(Pat, Expr)>,
+    /// The locals whose address the body takes as a raw pointer, with where.
+    raw_roots: Vec<(Ident, Span)>,
 }
 
 /// Runs the pass on a function body; `unit` when the function returns `()`.
 pub(crate) fn structure(cx: &mut Ctxt, mut body: Block, unit: bool) -> Structured {
+    let raw_roots = targets::raw_pointer_roots(&body);
     let mut pass = Pass {
         cx,
         markers: Vec::new(),
         next_for: 0,
         next_value: 0,
+        next_deferred: 0,
+        loop_body: false,
+        loops: 0,
+        for_iters: Vec::new(),
+        raw_roots,
     };
     let tail = if unit { Tail::UnitBody } else { Tail::Return };
     pass.block(&mut body, tail);
@@ -156,7 +175,8 @@ impl Pass<'_> {
     }
 
     fn block(&mut self, block: &mut Block, tail: Tail) {
-        let stmts = std::mem::take(&mut block.stmts);
+        let loop_body = std::mem::take(&mut self.loop_body);
+        let stmts = self.defer(std::mem::take(&mut block.stmts), loop_body);
         let n = stmts.len();
         for (i, stmt) in stmts.into_iter().enumerate() {
             let last = i + 1 == n;
@@ -276,6 +296,13 @@ impl Pass<'_> {
                 }));
             }
             Stmt::Local(local) if is_task_init(&local) => {
+                if let Some((_, diverge)) = local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
+                    self.cx.error_spanned_by(
+                        diverge,
+                        "`let .. else` cannot take a task!(..)'s result: the result is there only after the taskwait!() that joins it, and statements before that join would run where Rust's `else` has already left; write `let r = task!(f(..));` and, after the taskwait!(), `let PAT = r else { .. };`",
+                    );
+                    return;
+                }
                 let target = match let_target(&local.pat) {
                     Some(t) => t,
                     None if is_wild(&local.pat) => {
@@ -286,19 +313,17 @@ impl Pass<'_> {
                         return;
                     }
                     None => {
+                        // A destructuring `let` is deferred (`deferred.rs`) unless it has a
+                        // `#[cfg]`, which is reported above.
                         self.cx.error_spanned_by(
                             &local.pat,
-                            "`let` with task!(..) must bind a single name: `let x = task!(f(..));`",
+                            "`let` with task!(..) must bind a name or an irrefutable pattern: `let x = task!(f(..));`, `let (a, b) = task!(f(..));`",
                         );
                         return;
                     }
                 };
                 let Some(init) = &local.init else { return };
                 let Expr::Macro(m) = &*init.expr else { return };
-                if let Some((_, diverge)) = &init.diverge {
-                    self.cx
-                        .error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
-                }
                 out.push(self.marker(&m.mac, target, &local));
             }
             Stmt::Expr(Expr::Assign(a), _) if is_task_macro(&a.right) => {
@@ -312,25 +337,12 @@ impl Pass<'_> {
                         place: a.left.clone(),
                     },
                     (other, None) => {
-                        self.cx.error_spanned_by(
-                            other,
-                            "task!(..) can write its result to a local or to a field or element inside one (`x`, `x.f`, `x[i]`): for anything else, write `let r = task!(f(..));` and store `r` after the taskwait!()",
-                        );
+                        let msg = targets::through_pointer(other, "=", &self.for_iters);
+                        self.cx.error_spanned_by(other, msg);
                         return;
                     }
                 };
                 out.push(self.marker(&m.mac, target, &a));
-            }
-            Stmt::Expr(Expr::Binary(b), _) if is_task_macro(&b.right) && is_compound(&b.op) => {
-                let op = &b.op;
-                self.cx.error_spanned_by(
-                    b.op,
-                    format!(
-                        "task!(..) cannot be combined with `{}`: write `let r = task!(f(..));` and, after the taskwait!(), `x {} r;`",
-                        op.to_token_stream(),
-                        op.to_token_stream()
-                    ),
-                );
             }
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
                 if let Expr::ForLoop(f) = &e {
@@ -477,12 +489,23 @@ impl Pass<'_> {
                 if let Some(carry) = tail.carry() {
                     breaks::rewrite(&mut l.body, l.label.as_ref(), true, &carry);
                 }
-                self.block(&mut l.body, Tail::Keep);
+                self.loop_body(&mut l.body);
             }
-            Expr::While(w) => self.block(&mut w.body, Tail::Keep),
-            Expr::ForLoop(f) => self.block(&mut f.body, Tail::Keep),
+            Expr::While(w) => self.loop_body(&mut w.body),
+            Expr::ForLoop(f) => {
+                self.for_iters.push(((*f.pat).clone(), (*f.expr).clone()));
+                self.loop_body(&mut f.body);
+                self.for_iters.pop();
+            }
             _ => {}
         }
+    }
+
+    fn loop_body(&mut self, body: &mut Block) {
+        self.loop_body = true;
+        self.loops += 1;
+        self.block(body, Tail::Keep);
+        self.loops -= 1;
     }
 
     /// `for pat in a..b { body }` / `a..=b`, or either's `.rev()` or `.step_by(k)`, → a

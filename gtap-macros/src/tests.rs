@@ -4,6 +4,8 @@
 //! Bless the snapshots with `cargo insta review` (or `INSTA_UPDATE=always cargo test -p
 //! gtap-macros`).
 
+mod deferred;
+
 use crate::{cfg, diag::Ctxt, liveness, parse, structure};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -14,12 +16,7 @@ fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
     let mut cx = Ctxt::default();
     let def = parse::parse_fn(&mut cx, item).expect("parses");
     let s = structure::structure(&mut cx, def.body.clone(), def.output.is_none());
-    let params: Vec<_> = def
-        .params
-        .iter()
-        .map(|p| (p.ident.clone(), p.mutable))
-        .collect();
-    let body = cfg::build(&mut cx, &s.markers, &params, &s.body);
+    let body = cfg::build(&mut cx, &s.markers, &def.params, &s.body);
     let info = liveness::analyze(&mut cx, &body);
     if let Err(e) = cx.check() {
         panic!("unexpected errors: {e}");

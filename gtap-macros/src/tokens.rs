@@ -50,6 +50,10 @@ pub(crate) const PLACEHOLDER: &str = "__gtap_marker";
 /// temporary (see [`crate::structure`]); the lowering replaces it. Never emitted.
 pub(crate) const TYPED: &str = "__gtap_typed";
 
+/// The prefix of the hidden locals that hold a result until its join applies the rest of the
+/// statement (`x += task!(..)`, `let (a, b) = task!(..)`; see `structure::deferred`).
+pub(crate) const DEFERRED: &str = "__gtap_deferred_";
+
 /// Calls `f` on every identifier of `tokens` that may be a use of a local: identifiers after
 /// a single `.` or `::`, before `::`, a macro's `!` or a single `:` (path segments, fields,
 /// macro names, struct literal field names) are skipped; one after `..` (`0..n`, `P { ..base

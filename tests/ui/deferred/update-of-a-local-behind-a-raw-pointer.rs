@@ -5,9 +5,12 @@ fn g(n: u64) -> u64 {
 
 #[gtap::function]
 fn f(n: u64) -> u64 {
-    let mut total = 0u64;
+    let mut total = n;
+    let p = &raw const total;
     total += task!(g(n));
+    // SAFETY: `total` is alive.
+    let seen = unsafe { *p };
     taskwait!();
-    total
+    total + seen
 }
 fn main() {}

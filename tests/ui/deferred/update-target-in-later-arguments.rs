@@ -5,13 +5,10 @@ fn g(n: u64) -> u64 {
 
 #[gtap::function]
 fn f(n: u64) -> u64 {
-    let (a, b) = task!(g2(n));
+    let mut s = n;
+    s += task!(g(1));
+    s += task!(g(s));
     taskwait!();
-    a + b
-}
-
-#[gtap::function]
-fn g2(n: u64) -> (u64, u64) {
-    (n, n)
+    s
 }
 fn main() {}

@@ -5,9 +5,12 @@ fn g(n: u64) -> (u64, u64) {
 
 #[gtap::function]
 fn f(n: u64) -> u64 {
-    let (a, b) = if n > 2 { task!(g(n)) } else { task!(g(2)) };
+    let mut s = 0;
+    {
+        let (a, b) = task!(g(n));
+        s += n;
+    }
     taskwait!();
-    a + b
+    s
 }
-
 fn main() {}

@@ -1,0 +1,18 @@
+#[gtap::function]
+fn g(n: u64) -> u64 {
+    n
+}
+
+#[gtap::function]
+fn f(n: u64) -> u64 {
+    let mut total = 0;
+    for i in 0..n {
+        total += task!(g(i));
+        if i % 2 == 0 {
+            continue;
+        }
+        taskwait!();
+    }
+    total
+}
+fn main() {}
