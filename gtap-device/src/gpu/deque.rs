@@ -493,7 +493,7 @@ impl Warp {
         refill: bool,
         multi: bool,
     ) -> (u32, u32, u32, u32) {
-        if self.num_warps < 2 {
+        if self.num_warps() < 2 {
             return (0, 0, 0, 0);
         }
         // Random victims tried per round before the worker backs off (`Config::steal_tries`),
@@ -504,7 +504,7 @@ impl Warp {
             *rng ^= *rng << 13;
             *rng ^= *rng >> 17;
             *rng ^= *rng << 5;
-            let mut v = *rng % (self.num_warps - 1);
+            let mut v = *rng % (self.num_warps() - 1);
             if v >= self.warp {
                 v += 1;
             }

@@ -42,9 +42,7 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{
-    SpillHeader, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, LANE_FREE_CAP, LANE_FREE_KEEP, NONE,
-};
+use super::layout::{ERR_POOL_EXHAUSTED, ERR_PROTOCOL, LANE_FREE_CAP, LANE_FREE_KEEP, NONE};
 use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
@@ -65,11 +63,6 @@ const MAX_RING_SPINS: u32 = 1 << 22;
 
 impl Warp {
     #[inline(always)]
-    fn spill(&self) -> *mut SpillHeader {
-        self.spill
-    }
-
-    #[inline(always)]
     fn stack(&self, i: u32) -> *mut u32 {
         self.free_stacks
             .wrapping_add(self.warp as usize * self.stack_cap as usize + i as usize)
@@ -77,8 +70,8 @@ impl Warp {
 
     #[inline(always)]
     fn spill_entry(&self, pos: u32) -> *mut u32 {
-        self.spill_ring
-            .wrapping_add((pos & (self.spill_cap - 1)) as usize)
+        self.spill_ring()
+            .wrapping_add((pos & (self.spill_cap() - 1)) as usize)
     }
 
     /// Entry `i` of this lane's free array.
@@ -246,10 +239,10 @@ impl Warp {
             }
             // Ordering: relaxed, scope .gpu; hands out fresh slots, nobody else reads them.
             let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), 1);
-            if s < self.total_slots {
+            if s < self.total_slots() {
                 return s;
             }
-            self.record_error(ERR_POOL_EXHAUSTED, kind, self.total_slots, s);
+            self.record_error(ERR_POOL_EXHAUSTED, kind, self.total_slots(), s);
             NONE
         }
     }
@@ -426,9 +419,9 @@ impl Warp {
             if fresh == 0 && (top.max(0) as u32) < REFILL_BELOW {
                 let sp = self.spill();
                 // Ordering: relaxed, scope .gpu; hands out fresh slots only.
-                let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), self.chunk);
-                if s < self.total_slots {
-                    let e = s.saturating_add(self.chunk).min(self.total_slots);
+                let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), self.chunk());
+                if s < self.total_slots() {
+                    let e = s.saturating_add(self.chunk()).min(self.total_slots());
                     a::st_relaxed_cta_u32(self.smem.add(W_FRESH), s);
                     a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), e);
                 }

@@ -1,7 +1,9 @@
-//! The worker's view of the run: [`Warp`] holds the run's params in registers, the worker's
-//! index and its shared-memory words. Every part of the scheduler is a method on it: the deques
-//! (`deque.rs`), the pools (`pool.rs`), the joins (`join.rs`), creating and settling tasks
-//! (`step.rs`); the loops in `worker/` drive them.
+//! The worker's view of the run: [`Warp`] holds the params its hot paths read in registers,
+//! the worker's index and its shared-memory words; the fields only cold paths read (the error
+//! record, the overflow queue, the arena's bounds, the worker count) are read from the run's
+//! params in memory when needed ([`Warp::error`] and its siblings). Every part of the
+//! scheduler is a method on it: the deques (`deque.rs`), the pools (`pool.rs`), the joins
+//! (`join.rs`), creating and settling tasks (`step.rs`); the loops in `worker/` drive them.
 //!
 //! A *worker* is a warp for the thread-level loop and a thread block for the block-level one
 //! (`Warp::warp` is then the block's index). A block-level worker also holds one view per
@@ -10,7 +12,14 @@
 //! # Invariants
 //!
 //! - Every field is loaded once, at the worker's start, from the params of its run; none
-//!   changes while the worker runs.
+//!   changes while the worker runs, and neither do the params the cold-path getters read
+//!   (`params()`: the run's own region, the same for every launch of the run).
+//! - A field belongs in the view only if a hot path (a spawn, a batch's pops, frees, joins
+//!   and release) reads it: every field is a register that must survive a task body, and a
+//!   body that calls a function keeps all of them live across the call (taking the cold
+//!   fields out took `FibCutoff`'s kernel from 202 registers to 144, the block-level BFS's
+//!   from 96 to 80; `docs/benchmarks.md`, tenth session). The control block stays: the idle
+//!   path polls it (reading it through the params cost the chain 5%).
 //! - `smem` points at this worker's own shared words: nothing outside the worker reads or
 //!   writes them.
 //! - The error record has one writer per run (the first CAS on `Control::error`), and every
@@ -24,10 +33,10 @@ use crate::arch::nvptx as a;
 /// Every lane of a warp, for the `*.sync` instructions.
 pub(crate) const FULL: u32 = 0xffff_ffff;
 
-/// The per-warp view of the run: the params in registers (every field stays in a register for
-/// the whole kernel; the global queues, used only on cold paths under work first, are read
-/// from the params in memory instead, see [`Warp::gq_header`]), the warp's index and its shared
-/// memory words.
+/// The per-warp view of the run: the hot params in registers (every field stays in a register
+/// for the whole kernel; what only cold paths read comes from the params in memory instead, see
+/// [`Warp::error`], as do the global queues, `GlobalQueues::of_run`), the warp's index and its
+/// shared memory words.
 pub(crate) struct Warp {
     pub(crate) slots: *mut u8,
     pub(crate) slot_bytes: usize,
@@ -51,15 +60,8 @@ pub(crate) struct Warp {
     pub(crate) inline_steps: u32,
     pub(crate) inline_last_child: bool,
     pub(crate) lane_frees: *mut u32,
-    /// Read on the workers' cold paths (errors, stops, steals, the pools' slow paths).
+    /// The run's control block: read on the idle path at every poll (stops, parks).
     pub(crate) control: *mut Control,
-    pub(crate) error: *mut ErrorRecord,
-    pub(crate) spill: *mut SpillHeader,
-    pub(crate) spill_ring: *mut u32,
-    pub(crate) spill_cap: u32,
-    pub(crate) total_slots: u32,
-    pub(crate) chunk: u32,
-    pub(crate) num_warps: u32,
     pub(crate) single_claims: bool,
     pub(crate) warp: u32,
     pub(crate) lane: u32,
@@ -69,6 +71,56 @@ pub(crate) struct Warp {
 }
 
 impl Warp {
+    /// The run's params in memory (`params()`), for the fields only cold paths read: keeping
+    /// them out of the view keeps them out of the registers that must survive a body's calls.
+    #[inline(always)]
+    fn run(&self) -> &Params {
+        // SAFETY: the run's params, valid for the whole run (`set_params` ran first).
+        unsafe { &*super::params() }
+    }
+
+    /// The host-mapped error record.
+    #[inline(always)]
+    pub(crate) fn error(&self) -> *mut ErrorRecord {
+        self.run().error as *mut ErrorRecord
+    }
+
+    /// The overflow queue's header (`overflow.rs`).
+    #[inline(always)]
+    pub(crate) fn spill(&self) -> *mut SpillHeader {
+        self.run().spill as *mut SpillHeader
+    }
+
+    /// The overflow queue's ring.
+    #[inline(always)]
+    pub(crate) fn spill_ring(&self) -> *mut u32 {
+        self.run().spill_ring as *mut u32
+    }
+
+    /// The overflow ring's capacity (a power of two).
+    #[inline(always)]
+    pub(crate) fn spill_cap(&self) -> u32 {
+        self.run().spill_cap
+    }
+
+    /// Every slot of the run: the arena's bound.
+    #[inline(always)]
+    pub(crate) fn total_slots(&self) -> u32 {
+        self.run().total_slots
+    }
+
+    /// Fresh slots a warp takes from the arena at once.
+    #[inline(always)]
+    pub(crate) fn chunk(&self) -> u32 {
+        self.run().chunk
+    }
+
+    /// Workers of the run (steal victims).
+    #[inline(always)]
+    pub(crate) fn num_warps(&self) -> u32 {
+        self.run().num_warps
+    }
+
     /// The view of worker `warp` (a warp, or a block for block-level workers) of the run
     /// `p` describes, with its shared words at `smem`.
     #[inline(always)]
@@ -90,17 +142,10 @@ impl Warp {
             stack_cap: p.stack_cap,
             inline_last_child: p.inline_last_child != 0,
             lane_frees: p.lane_frees as *mut u32,
+            control: p.control as *mut Control,
             release_below: p.release_below,
             release_size: p.release_size,
             inline_steps: p.inline_steps,
-            control: p.control as *mut Control,
-            error: p.error as *mut ErrorRecord,
-            spill: p.spill as *mut SpillHeader,
-            spill_ring: p.spill_ring as *mut u32,
-            spill_cap: p.spill_cap,
-            total_slots: p.total_slots,
-            chunk: p.chunk,
-            num_warps: p.num_warps,
             single_claims: p.single_claims != 0,
             warp,
             lane,
@@ -137,7 +182,7 @@ impl Warp {
     pub(crate) fn record_error(&self, code: u32, kind: u32, limit: u32, value: u32) {
         record_error(
             self.control,
-            self.error,
+            self.error(),
             code,
             self.warp,
             self.lane,
