@@ -181,9 +181,10 @@ pub struct Config {
     /// (`CU_JIT_MAX_REGISTERS`). `None` (the default) leaves the choice to the compiler,
     /// except for a kernel that needs more than 168 registers per thread (fewer than 12 warps
     /// of 32 threads per SM): that one kernel is compiled again capped at 168, which a body
-    /// with a recursive sequential cutoff needs (EPAQ fib(40) at cutoff 9: 11.3 ms at 208
-    /// registers, 6.7 ms capped; `docs/benchmarks.md`). Fewer registers can fit more warps on
-    /// an SM (64 per thread allows 32 warps of 32 threads); too few makes the compiler spill.
+    /// with a heavy call can need (EPAQ fib(40) at cutoff 9, when its kernel needed 208
+    /// registers: 10.0 ms, 5.9 ms capped, H200; `docs/benchmarks.md`, tenth session). Fewer
+    /// registers can fit more warps on an SM (64 per thread allows 32 warps of 32 threads);
+    /// too few makes the compiler spill.
     pub max_registers: Option<u32>,
     /// GPU: a run that makes no progress for this long fails with [`Error::Hang`] (default
     /// 10 s). The CPU executor cannot stop a thread stuck in user code and ignores it.

@@ -4,10 +4,11 @@
 //!
 //! A recursive sequential helper in a body (fib's cutoff: `if n <= cutoff { return
 //! seq_fib(n) }`, the usual shape) is a call the compiler must keep the loop's live values
-//! across: `FibCutoff`'s parkable kernel needs 208 registers, 9 warps per SM, where every other
-//! example's kernel needs at most 168 (12 warps). Capped at 168 it spills a few values and runs
-//! EPAQ fib(40) at cutoff 9 in 6.7 ms instead of 11.3 (H100; `docs/benchmarks.md`, ninth
-//! session).
+//! across. `FibCutoff`'s parkable kernel needed 208 registers, 9 warps per SM; capped at 168
+//! it ran EPAQ fib(40) at cutoff 9 in 5.9 ms instead of 10.0 (H200; `docs/benchmarks.md`,
+//! tenth session). Since the warp view keeps only hot fields in registers (`gtap-device`'s
+//! `gpu/warp.rs`) it needs 144 and no example kernel needs the cap; a user's heavier body
+//! still can.
 //!
 //! # Invariants
 //!
