@@ -342,6 +342,13 @@ impl Pass<'_> {
                         return;
                     }
                 };
+                if let Some(root) = place_root(&a.left) {
+                    if let Some((_, at)) = self.raw_roots.iter().find(|(r, _)| r == root) {
+                        let msg = targets::behind_raw_pointer(root, &a.left);
+                        self.cx.error_at(*at, msg);
+                        return;
+                    }
+                }
                 out.push(self.marker(&m.mac, target, &a));
             }
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
@@ -756,7 +763,7 @@ fn is_task_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| is_task_macro(&i.expr))
 }
 
-fn is_compound(op: &syn::BinOp) -> bool {
+pub(crate) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp as B;
     matches!(
         op,

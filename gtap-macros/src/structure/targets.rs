@@ -54,6 +54,15 @@ pub(super) fn through_pointer(left: &Expr, op: &str, fors: &[(Pat, Expr)]) -> St
     )
 }
 
+/// The message for `place = task!(..)` whose root `root` has its address taken as a raw
+/// pointer somewhere in the function (see the module docs).
+pub(super) fn behind_raw_pointer(root: &Ident, place: &Expr) -> String {
+    let place = shown(place);
+    format!(
+        "`{root}` has its address taken as a raw pointer here, and `{place} = task!(..)` writes the result only when the taskwait!() that joins the task resumes this task, into a copy of `{root}`: a read through the pointer before that join sees the old value (Rust's `{place} = f(..)` has already stored it), and one after it reads the stack the task left at the join; write `let r = task!(f(..));`, then `{place} = r;` after the taskwait!() and take the pointer after that"
+    )
+}
+
 /// When `pat` binds `p` from `iter`, an iteration over `array.iter_mut()` (also
 /// `.enumerate()`d, whose index name is returned): the array, as written.
 fn walked_array(pat: &Pat, iter: &Expr, p: &Ident) -> Option<(String, Option<Ident>)> {
