@@ -10,10 +10,13 @@
 //!   [`super::deferred`]): its indexes must be plain expressions (names, literals, arithmetic,
 //!   fields, casts, indexes), which name every local they read and have no effects.
 //! - A local whose address is taken as a raw pointer anywhere in the function (`&raw mut x`,
-//!   `addr_of!(x)`, `&mut x as *mut _`, `x.as_mut_ptr()`) may not receive a deferred update: a
-//!   read through the pointer before the join would see the old value, where Rust's `x += f()`
-//!   has already added. (References are the borrow checker's: a live `&x` already forbids
-//!   `x += ..` in Rust.)
+//!   `addr_of!(x)`, `&mut x as *mut _`, `x.as_mut_ptr()`) may not receive a deferred update,
+//!   nor a result whole or into an element (`x = task!(..)`, `x[i] = task!(..)`): a read
+//!   through the pointer before the join would see the old value, where Rust's `x += f()` has
+//!   already added, and after the join `x` lives in another frame. (References are the borrow
+//!   checker's: a live `&x` already forbids `x += ..` in Rust. `let x = task!(..)` needs no
+//!   check: a pointer to `x` can only be taken after it, where reading `x` before the join is
+//!   the dataflow's error.)
 
 use crate::markers::place_root;
 use proc_macro2::{Ident, Span};

@@ -148,6 +148,15 @@ fn one_assignment_per_path_and_mut_locals_are_accepted() {
         },
         quote! {
             fn f(n: u64) -> u64 {
+                // `let x = if ..` binds `x` as `let x = task!(..)` does: no pointer before it.
+                let x = if n > 1 { task!(g(n)) } else { task!(g(1)) };
+                taskwait!();
+                let p = &raw const x;
+                unsafe { *p }
+            }
+        },
+        quote! {
+            fn f(n: u64) -> u64 {
                 let c;
                 let a = task!(g(n));
                 taskwait!();
