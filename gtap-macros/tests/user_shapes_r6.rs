@@ -112,6 +112,52 @@ fn seq_mut_twice(n: u64) -> u64 {
     n + a
 }
 
+/// `let` without a value given a task's result once on each path out of a labelled block, a
+/// `match` arm (the other returns) and a `loop` left by `break`.
+#[gtap::function]
+fn once_through_jumps(n: u64) -> u64 {
+    let b;
+    match n {
+        0 => return 7,
+        _ => b = task!(sq(n)),
+    }
+    let a;
+    'b: {
+        if n > 3 {
+            a = task!(sq(n + 2));
+            break 'b;
+        }
+        a = task!(sq(1));
+    }
+    let c;
+    let mut i = 0;
+    loop {
+        i += 1;
+        if i * i > n {
+            c = task!(sq(i));
+            break;
+        }
+    }
+    taskwait!();
+    a + b + c
+}
+
+fn seq_once_through_jumps(n: u64) -> u64 {
+    if n == 0 {
+        return 7;
+    }
+    let b = seq_sq(n);
+    let a = if n > 3 { seq_sq(n + 2) } else { seq_sq(1) };
+    let mut i = 0;
+    loop {
+        i += 1;
+        if i * i > n {
+            break;
+        }
+    }
+    a + b + seq_sq(i)
+}
+
 /// A raw pointer to a local that receives no task result, beside one that does; an update
 /// and an element result into `mut` locals.
 #[gtap::function]
@@ -139,6 +185,7 @@ program!(
         once_on_each_branch,
         task_or_value,
         mut_twice,
+        once_through_jumps,
         pointer_beside
     ]
 );
@@ -149,6 +196,7 @@ fn assigned_once_or_mut() {
         check::<R6, _>(once_on_each_branch, (n,), seq_once_on_each_branch(n));
         check::<R6, _>(task_or_value, (n,), seq_task_or_value(n));
         check::<R6, _>(mut_twice, (n,), seq_mut_twice(n));
+        check::<R6, _>(once_through_jumps, (n,), seq_once_through_jumps(n));
         check::<R6, _>(pointer_beside, (n,), seq_pointer_beside(n));
     }
 }

@@ -148,6 +148,23 @@ fn one_assignment_per_path_and_mut_locals_are_accepted() {
         },
         quote! {
             fn f(n: u64) -> u64 {
+                let b;
+                match n { 0 => return 0, _ => b = task!(g(n)) }
+                let a;
+                'b: {
+                    if n > 1 { a = task!(g(n)); break 'b; }
+                    a = task!(g(1));
+                }
+                let c;
+                loop {
+                    if n > 2 { c = task!(g(n)); break; }
+                }
+                taskwait!();
+                a + b + c
+            }
+        },
+        quote! {
+            fn f(n: u64) -> u64 {
                 // `let x = if ..` binds `x` as `let x = task!(..)` does: no pointer before it.
                 let x = if n > 1 { task!(g(n)) } else { task!(g(1)) };
                 taskwait!();
