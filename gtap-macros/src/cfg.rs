@@ -17,6 +17,7 @@
 //! Refs: rustc `rustc_mir_build` (lowering of `for`/`while`), `rustc_mir_dataflow` (def/use).
 
 mod diverge;
+mod immutable;
 
 use crate::{
     diag::Ctxt,
@@ -99,6 +100,9 @@ pub(crate) struct Node {
     pub(crate) uses: Vec<(LocalId, Span)>,
     /// Locals overwritten entirely.
     pub(crate) defs: Vec<(LocalId, Span)>,
+    /// Its defs are assignments (`x = e`, `(a, b) = e`), not bindings (`let`, a pattern, the
+    /// parameters at the entry).
+    pub(crate) assigns: bool,
     /// Locals whose scope ends here.
     pub(crate) scope_end: Vec<LocalId>,
     /// Successors.
@@ -307,6 +311,7 @@ impl Builder<'_> {
             kind,
             uses: Vec::new(),
             defs: Vec::new(),
+            assigns: false,
             scope_end: Vec::new(),
             succs: Vec::new(),
         });
@@ -749,6 +754,7 @@ impl Builder<'_> {
     }
 
     fn expr_stmt(&mut self, e: &Expr) {
+        self.deferred_into_immutable(e);
         match e {
             Expr::If(i) => {
                 let (cond_uses, pat) = match &*i.cond {
@@ -881,6 +887,7 @@ impl Builder<'_> {
                     self.control_edges(n, &a.right);
                     let n = self.push(NodeKind::Eval, Vec::new());
                     self.body.nodes[n.0].defs = defs;
+                    self.body.nodes[n.0].assigns = true;
                 }
                 if diverge::expr_diverges(&a.right) {
                     self.cur = None;

@@ -1,9 +1,9 @@
 //! The pipeline, read top to bottom: parse → uniform (the block API rules) → structure →
-//! check → cfg → liveness → lower → codegen. On any error the output is the marker struct, stub impls (when the signature is
+//! check → cfg → assigned (a second assignment rustc cannot see) → liveness → lower → codegen. On any error the output is the marker struct, stub impls (when the signature is
 //! usable) and the errors, so that code using the function sees no cascade of rustc errors.
 
 use crate::{
-    cfg, check, codegen,
+    assigned, cfg, check, codegen,
     diag::Ctxt,
     liveness, lower,
     markers::Marker,
@@ -42,6 +42,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut generated = TokenStream::new();
     if !cx.has_errors() {
         let graph = cfg::build(&mut cx, &structured.markers, &def.params, &structured.body);
+        assigned::check(&mut cx, &graph, &structured.markers);
         let info = liveness::analyze(&mut cx, &graph);
         if !cx.has_errors() {
             let sm = lower::lower(

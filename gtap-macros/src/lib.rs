@@ -10,6 +10,7 @@
 //! machine) → [`codegen`] (the items).
 //! Every problem is a spanned `syn::Error` collected in [`diag::Ctxt`]; the macro never panics.
 
+mod assigned;
 mod breaks;
 mod cfg;
 mod check;

@@ -84,6 +84,11 @@ struct Pass<'a> {
     for_iters: Vec<(Pat, Expr)>,
     /// The locals whose address the body takes as a raw pointer, with where.
     raw_roots: Vec<(Ident, Span)>,
+    /// The name a `let x = <construct of tasks>` binds while its construct is rewritten to
+    /// `x = task!(..)` in each value position (see [`tails`]): declared by that `let` without a
+    /// value, so no pointer to it can be taken before (as for `let x = task!(..)`), and exempt
+    /// from the raw-pointer check.
+    tail_target: Option<Ident>,
 }
 
 /// Runs the pass on a function body; `unit` when the function returns `()`.
@@ -99,6 +104,7 @@ pub(crate) fn structure(cx: &mut Ctxt, mut body: Block, unit: bool) -> Structure
         loops: 0,
         for_iters: Vec::new(),
         raw_roots,
+        tail_target: None,
     };
     let tail = if unit { Tail::UnitBody } else { Tail::Return };
     pass.block(&mut body, tail);
@@ -342,6 +348,14 @@ impl Pass<'_> {
                         return;
                     }
                 };
+                let by_let = matches!(&target, Target::Assign { ident } if self.tail_target.as_ref() == Some(ident));
+                if let Some(root) = place_root(&a.left).filter(|_| !by_let) {
+                    if let Some((_, at)) = self.raw_roots.iter().find(|(r, _)| r == root) {
+                        let msg = targets::behind_raw_pointer(root, &a.left);
+                        self.cx.error_at(*at, msg);
+                        return;
+                    }
+                }
                 out.push(self.marker(&m.mac, target, &a));
             }
             Stmt::Expr(mut e, semi) if is_construct(&e) => {
@@ -409,7 +423,9 @@ impl Pass<'_> {
         while let Expr::Paren(p) = e {
             e = *p.expr;
         }
+        let outer = self.tail_target.replace(name.clone());
         self.construct(&mut e, Tail::Assign(name.clone()));
+        self.tail_target = outer;
         out.push(Stmt::Expr(e, Some(Default::default())));
     }
 
@@ -756,7 +772,7 @@ fn is_task_init(local: &syn::Local) -> bool {
     local.init.as_ref().is_some_and(|i| is_task_macro(&i.expr))
 }
 
-fn is_compound(op: &syn::BinOp) -> bool {
+pub(crate) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp as B;
     matches!(
         op,

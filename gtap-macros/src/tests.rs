@@ -4,6 +4,7 @@
 //! Bless the snapshots with `cargo insta review` (or `INSTA_UPDATE=always cargo test -p
 //! gtap-macros`).
 
+mod assigned;
 mod deferred;
 
 use crate::{cfg, diag::Ctxt, liveness, parse, structure};

@@ -10,10 +10,13 @@
 //!   [`super::deferred`]): its indexes must be plain expressions (names, literals, arithmetic,
 //!   fields, casts, indexes), which name every local they read and have no effects.
 //! - A local whose address is taken as a raw pointer anywhere in the function (`&raw mut x`,
-//!   `addr_of!(x)`, `&mut x as *mut _`, `x.as_mut_ptr()`) may not receive a deferred update: a
-//!   read through the pointer before the join would see the old value, where Rust's `x += f()`
-//!   has already added. (References are the borrow checker's: a live `&x` already forbids
-//!   `x += ..` in Rust.)
+//!   `addr_of!(x)`, `&mut x as *mut _`, `x.as_mut_ptr()`) may not receive a deferred update,
+//!   nor a result whole or into an element (`x = task!(..)`, `x[i] = task!(..)`): a read
+//!   through the pointer before the join would see the old value, where Rust's `x += f()` has
+//!   already added, and after the join `x` lives in another frame. (References are the borrow
+//!   checker's: a live `&x` already forbids `x += ..` in Rust. `let x = task!(..)` needs no
+//!   check: a pointer to `x` can only be taken after it, where reading `x` before the join is
+//!   the dataflow's error.)
 
 use crate::markers::place_root;
 use proc_macro2::{Ident, Span};
@@ -51,6 +54,15 @@ pub(super) fn through_pointer(left: &Expr, op: &str, fors: &[(Pat, Expr)]) -> St
     }
     format!(
         "task!(..) cannot write its result through `*{p}`: {why}; write into a local or an element of one (`v[i] {op} task!(f(..));`), or bind `let r = task!(f(..));` and write `*{p} {op} r;` after the taskwait!()"
+    )
+}
+
+/// The message for `place = task!(..)` whose root `root` has its address taken as a raw
+/// pointer somewhere in the function (see the module docs).
+pub(super) fn behind_raw_pointer(root: &Ident, place: &Expr) -> String {
+    let place = shown(place);
+    format!(
+        "`{root}` has its address taken as a raw pointer here, and `{place} = task!(..)` writes the result only when the taskwait!() that joins the task resumes this task, into a copy of `{root}`: a read through the pointer before that join sees the old value (Rust's `{place} = f(..)` has already stored it), and one after it reads the stack the task left at the join; write `let r = task!(f(..));`, then `{place} = r;` after the taskwait!() and take the pointer after that"
     )
 }
 
