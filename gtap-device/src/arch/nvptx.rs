@@ -407,6 +407,49 @@ store!(
     st_release_sys_u32, u32, reg32, "st.release.sys.u32"
 );
 
+/// Plain (weak) 16-byte store of four words: one L2 request per lane where four 4-byte stores
+/// are four (a task header's first half, `gpu/step.rs`).
+///
+/// # Safety
+///
+/// `p` is valid for 16 bytes, 16-aligned, and not accessed by others meanwhile (a plain store).
+#[doc(alias = "st.v4.u32")]
+#[inline(always)]
+pub unsafe fn st_v4_u32(p: *mut u32, a: u32, b: u32, c: u32, d: u32) {
+    // SAFETY: as the caller promises.
+    unsafe {
+        asm!(
+            "st.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+            p = in(reg64) p,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            c = in(reg32) c,
+            d = in(reg32) d,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Plain (weak) 16-byte store of two double words (a task header's second half).
+///
+/// # Safety
+///
+/// As for [`st_v4_u32`].
+#[doc(alias = "st.v2.u64")]
+#[inline(always)]
+pub unsafe fn st_v2_u64(p: *mut u64, a: u64, b: u64) {
+    // SAFETY: as the caller promises.
+    unsafe {
+        asm!(
+            "st.v2.u64 [{p}], {{{a}, {b}}};",
+            p = in(reg64) p,
+            a = in(reg64) a,
+            b = in(reg64) b,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Read-modify-writes. They return the previous value. Safety for all: `p` is valid, naturally
 // aligned, and accessed only atomically while others may access it.

@@ -131,6 +131,9 @@ pub struct Header {
 /// Size of [`Header`]; frames start this far into a slot.
 pub const HEADER_BYTES: u32 = 32;
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
+// A new task's header is written as two 16-byte stores (`step.rs`): with 16-aligned slot
+// bases and strides (`Params::slot_bytes`), every header is 16-aligned.
+const _: () = assert!(HEADER_BYTES % 16 == 0);
 
 /// [`Header::flags`]: the body returned; the slot lives on only for detached children.
 pub const FLAG_DONE: u32 = 1;
@@ -304,7 +307,8 @@ pub struct WarpStats {
 pub struct Params {
     /// Base of the slots.
     pub slots: u64,
-    /// Bytes per slot: [`HEADER_BYTES`] + the frame stride.
+    /// Bytes per slot: [`HEADER_BYTES`] + the frame stride, a multiple of 16 (the base is
+    /// the allocation's, 256-aligned), so that every header is 16-aligned.
     pub slot_bytes: u32,
     /// Slots per warp pool.
     pub tasks_per_warp: u32,

@@ -60,17 +60,11 @@ impl Warp {
         result_dst: *mut u8,
     ) {
         let h = self.header(slot);
-        // SAFETY: as the caller promises; plain stores, published with the ring entry.
+        // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
+        // (`Params::slot_bytes`); plain stores, published with the ring entry.
         unsafe {
-            h.write(Header {
-                kind,
-                state: 0,
-                queue,
-                pending: 0,
-                parent,
-                flags: 0,
-                result_dst: result_dst as u64,
-            });
+            a::st_v4_u32(h.cast(), kind, 0, queue, 0);
+            a::st_v2_u64(h.cast::<u64>().add(2), u64::from(parent), result_dst as u64);
         }
     }
 
