@@ -53,11 +53,18 @@ fn sets(v: &[(&[&str], &[&str])]) -> Vec<(Vec<String>, Vec<String>)> {
 
 /// Errors of an expansion, as strings.
 fn errors(item: TokenStream) -> Vec<String> {
-    let out = crate::expand::expand(TokenStream::new(), item).to_string();
-    out.split("compile_error !")
-        .skip(1)
-        .map(|s| s.split('"').nth(1).unwrap_or_default().to_string())
-        .collect()
+    errors_with(TokenStream::new(), item)
+}
+
+/// Asserts that every item's expansion reports an error containing its text.
+fn assert_errors_contain<const N: usize>(cases: [(TokenStream, &str); N]) {
+    for (item, want) in cases {
+        let got = errors(item);
+        assert!(
+            got.iter().any(|e| e.contains(want)),
+            "want {want:?}, got {got:?}"
+        );
+    }
 }
 
 #[test]
