@@ -4,7 +4,7 @@
 //! - [`layout`] (both targets): the memory shared by the kernel and the host launcher.
 //! - The scheduler core (nvptx only; its protocol and memory-model argument are in
 //!   `docs/gpu-runtime.md`), methods of one per-worker view, `warp` ([`warp::Warp`]: the params
-//!   in registers, errors, stop checks):
+//!   its hot paths read in registers, errors, stop checks):
 //!   - `deque`: split deques (private part, release, the public part's claims and steals);
 //!     `overflow` (where a private part that outgrows its ring goes) and `global_queue` (the
 //!     FIFO rings of the global-queue ablation and of the overflow queues);
