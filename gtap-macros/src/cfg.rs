@@ -18,6 +18,8 @@
 
 mod diverge;
 mod immutable;
+mod jumps;
+mod patterns;
 
 use crate::{
     diag::Ctxt,
@@ -29,6 +31,10 @@ use crate::{
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
 use syn::{visit::Visit, Block, Expr, Pat, Stmt};
+
+use jumps::FindJumps;
+pub(crate) use patterns::bindings;
+use patterns::borrow_of;
 
 /// A binding of the function, numbered in source order.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
@@ -952,141 +958,4 @@ fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b 
         _ => return None,
     };
     block_at(child, inner)
-}
-
-/// The bindings of a pattern: (name, `mut`, where it borrows).
-///
-/// A binding borrows when it is `ref`, or when the pattern matches a borrow (`borrowed`, the
-/// span of the `&` of `match &o`, `if let Some(k) = &o`, `let (a, b) = &p`): then Rust binds
-/// by reference (default binding modes), up to a `&` pattern, inside which it binds by value
-/// again (`Some(&k)`). In a refutable pattern (`match`, `if let`, `let .. else`), an identifier
-/// pattern that starts with an uppercase letter is taken for a constant or a unit variant
-/// (`None`), as rustc's lint convention has it; in an `irrefutable` one (`let N = ..;`) it binds.
-pub(crate) fn bindings(
-    pat: &Pat,
-    borrowed: Option<Span>,
-    irrefutable: bool,
-    out: &mut Vec<(Ident, bool, Option<Span>)>,
-) {
-    let mut inner = |p: &Pat| bindings(p, borrowed, irrefutable, out);
-    match pat {
-        Pat::Ident(pi) => {
-            let upper =
-                !irrefutable && pi.ident.to_string().starts_with(|c: char| c.is_uppercase());
-            if !(upper && pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none()) {
-                out.push((
-                    pi.ident.clone(),
-                    pi.mutability.is_some(),
-                    pi.by_ref.map(|r| r.span).or(borrowed),
-                ));
-            }
-            if let Some((_, sub)) = &pi.subpat {
-                bindings(sub, borrowed, irrefutable, out);
-            }
-        }
-        Pat::Or(o) => {
-            if let Some(first) = o.cases.first() {
-                inner(first);
-            }
-        }
-        Pat::Paren(p) => inner(&p.pat),
-        Pat::Reference(r) => bindings(&r.pat, None, irrefutable, out),
-        Pat::Slice(s) => s.elems.iter().for_each(inner),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| inner(&f.pat)),
-        Pat::Tuple(t) => t.elems.iter().for_each(inner),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(inner),
-        Pat::Type(t) => inner(&t.pat),
-        _ => {}
-    }
-}
-
-/// Where `e`, a value that a pattern matches, is a borrow: `&x`, `&mut x` (parenthesized or
-/// not), or a call of `as_ref`, `as_mut`, `as_deref`, `as_deref_mut` (`match o.as_ref()`).
-/// Other borrows (a method that returns a reference) are not seen: rustc reports those.
-fn borrow_of(e: &Expr) -> Option<Span> {
-    match e {
-        Expr::Paren(p) => borrow_of(&p.expr),
-        Expr::Reference(r) => Some(r.and_token.span),
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && ["as_ref", "as_mut", "as_deref", "as_deref_mut"]
-                    .iter()
-                    .any(|n| m.method == n) =>
-        {
-            Some(m.method.span())
-        }
-        _ => None,
-    }
-}
-
-/// Finds `return`, `?`, and `break`/`continue` that leave a leaf expression (closures, async
-/// blocks and nested items are not entered; jumps to loops inside the expression are skipped).
-#[derive(Default)]
-struct FindJumps {
-    returns: bool,
-    /// (label, is_continue)
-    jumps: Vec<(Option<syn::Lifetime>, bool)>,
-    inner_loops: usize,
-    inner_labels: Vec<String>,
-}
-
-impl FindJumps {
-    fn jump(&mut self, label: Option<&syn::Lifetime>, is_continue: bool) {
-        match label {
-            Some(l) if self.inner_labels.contains(&l.ident.to_string()) => {}
-            None if self.inner_loops > 0 => {}
-            _ => self.jumps.push((label.cloned(), is_continue)),
-        }
-    }
-
-    fn enter_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
-        self.inner_loops += 1;
-        if let Some(l) = label {
-            self.inner_labels.push(l.name.ident.to_string());
-        }
-        f(self);
-        if label.is_some() {
-            self.inner_labels.pop();
-        }
-        self.inner_loops -= 1;
-    }
-}
-
-impl<'ast> Visit<'ast> for FindJumps {
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-        self.returns = true;
-        syn::visit::visit_expr_return(self, r);
-    }
-    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
-        self.returns = true;
-        syn::visit::visit_expr_try(self, t);
-    }
-    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-        self.jump(b.label.as_ref(), false);
-        syn::visit::visit_expr_break(self, b);
-    }
-    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-        self.jump(c.label.as_ref(), true);
-    }
-    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
-        self.enter_loop(l.label.as_ref(), |s| syn::visit::visit_expr_loop(s, l));
-    }
-    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-        self.enter_loop(w.label.as_ref(), |s| syn::visit::visit_expr_while(s, w));
-    }
-    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        self.enter_loop(f.label.as_ref(), |s| syn::visit::visit_expr_for_loop(s, f));
-    }
-    fn visit_expr_block(&mut self, b: &'ast syn::ExprBlock) {
-        if let Some(l) = &b.label {
-            self.inner_labels.push(l.name.ident.to_string());
-            syn::visit::visit_expr_block(self, b);
-            self.inner_labels.pop();
-        } else {
-            syn::visit::visit_expr_block(self, b);
-        }
-    }
 }
