@@ -200,8 +200,8 @@ impl Warp {
     /// `hint_q`; read now for the others) and the release policy (below `release_below`; when
     /// the warp does not run `q` next, `!runs_next`, also below `release_other_below`: the
     /// queue's private tasks wait until the warp has run its next queue dry); or, when the
-    /// ring is at
-    /// least half full or (`hungry`, multi-GPU kernels only) another GPU asked for work,
+    /// ring is at least half full or (`hungry`, multi-GPU kernels only) another GPU asked for
+    /// work,
     /// [`SPILL`] with the entries to spill to the overflow queue (planned: see `overflow.rs`).
     ///
     /// # Safety
@@ -241,9 +241,7 @@ impl Warp {
                 self.count_hint(q)
             };
             // A queue the warp does not run next also releases below `release_other_below`.
-            // SAFETY: the run's params, valid for the run.
-            if c >= self.release_below && (runs_next || c >= (*super::params()).release_other_below)
-            {
+            if c >= self.release_below && (runs_next || c >= self.release_other_below()) {
                 return 0;
             }
             release_count(n, self.release_size)

@@ -134,6 +134,13 @@ const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
 // A new task's header is written as two 16-byte stores (`step.rs`): with 16-aligned slot
 // bases and strides (`Params::slot_bytes`), every header is 16-aligned.
 const _: () = assert!(HEADER_BYTES % 16 == 0);
+// ... whose second store packs `parent` and `flags` into one little-endian `u64`.
+const _: () = assert!(
+    core::mem::offset_of!(Header, pending) == 12
+        && core::mem::offset_of!(Header, parent) == 16
+        && core::mem::offset_of!(Header, flags) == 20
+        && core::mem::offset_of!(Header, result_dst) == 24
+);
 
 /// [`Header::flags`]: the body returned; the slot lives on only for detached children.
 pub const FLAG_DONE: u32 = 1;

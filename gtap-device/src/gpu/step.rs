@@ -63,6 +63,8 @@ impl Warp {
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
         // (`Params::slot_bytes`); plain stores, published with the ring entry.
         unsafe {
+            // `Header`'s fields in order: `kind`, `state` 0, `queue`, `pending` 0; then
+            // `parent` and `flags` 0 as one little-endian `u64`, and `result_dst`.
             a::st_v4_u32(h.cast(), kind, 0, queue, 0);
             a::st_v2_u64(h.cast::<u64>().add(2), u64::from(parent), result_dst as u64);
         }

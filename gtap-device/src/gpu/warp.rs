@@ -121,6 +121,13 @@ impl Warp {
         self.run().num_warps
     }
 
+    /// Several queues: the public count below which a queue the warp does not run next is
+    /// released (`deque.rs`).
+    #[inline(always)]
+    pub(crate) fn release_other_below(&self) -> u32 {
+        self.run().release_other_below
+    }
+
     /// The view of worker `warp` (a warp, or a block for block-level workers) of the run
     /// `p` describes, with its shared words at `smem`.
     #[inline(always)]
