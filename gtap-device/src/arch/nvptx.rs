@@ -450,6 +450,53 @@ pub unsafe fn st_v2_u64(p: *mut u64, a: u64, b: u64) {
     }
 }
 
+/// Plain (weak) 16-byte load of four words (a task header's first half): one memory request
+/// where the fields' own loads would take one each.
+///
+/// # Safety
+///
+/// `p` is valid for 16 bytes, 16-aligned, and not written by others meanwhile (a plain load).
+#[doc(alias = "ld.v4.u32")]
+#[inline(always)]
+pub unsafe fn ld_v4_u32(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: as the caller promises.
+    unsafe {
+        asm!(
+            "ld.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg64) p,
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    [a, b, c, d]
+}
+
+/// Plain (weak) 16-byte load of two double words (a task header's second half).
+///
+/// # Safety
+///
+/// As for [`ld_v4_u32`].
+#[doc(alias = "ld.v2.u64")]
+#[inline(always)]
+pub unsafe fn ld_v2_u64(p: *const u64) -> [u64; 2] {
+    let (a, b): (u64, u64);
+    // SAFETY: as the caller promises.
+    unsafe {
+        asm!(
+            "ld.v2.u64 {{{a}, {b}}}, [{p}];",
+            p = in(reg64) p,
+            a = out(reg64) a,
+            b = out(reg64) b,
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    [a, b]
+}
+
 // ---------------------------------------------------------------------------------------------
 // Read-modify-writes. They return the previous value. Safety for all: `p` is valid, naturally
 // aligned, and accessed only atomically while others may access it.

@@ -154,6 +154,8 @@ impl Warp {
                 return out;
             }
             let ph = self.header(parent);
+            // The owner-only path reads the parent's `kind` and `queue` with its `pending`.
+            let mut kind_queue = None;
             let last = if shared {
                 // Ordering: relaxed, scope .gpu, after the worker's fence.acq_rel.gpu (a
                 // release pattern); the RMWs on `pending` form a release sequence.
@@ -168,8 +170,12 @@ impl Warp {
                 old == count
             } else {
                 // Owner only: plain accesses, ordered by program order and warp barriers, and
-                // one leader per parent per round.
-                let left = (*ph).pending - count;
+                // one leader per parent per round. The header's first half in one request
+                // (`kind`, `state`, `queue`, `pending`): a resumed parent needs its kind and
+                // queue too.
+                let [kind, _state, queue, pending] = a::ld_v4_u32(ph.cast());
+                kind_queue = Some((kind, queue));
+                let left = pending - count;
                 (*ph).pending = left;
                 left == 0
             };
@@ -188,7 +194,8 @@ impl Warp {
                 pool.free_one_wf(parent);
                 return out;
             }
-            let _ = self.reserve((*ph).queue, parent, (*ph).kind);
+            let (kind, queue) = kind_queue.unwrap_or(((*ph).kind, (*ph).queue));
+            let _ = self.reserve(queue, parent, kind);
             out.resumed = true;
             out
         }

@@ -131,10 +131,10 @@ pub struct Header {
 /// Size of [`Header`]; frames start this far into a slot.
 pub const HEADER_BYTES: u32 = 32;
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
-// A new task's header is written as two 16-byte stores (`step.rs`): with 16-aligned slot
-// bases and strides (`Params::slot_bytes`), every header is 16-aligned.
+// A header is written and read as two 16-byte stores or loads (`step.rs`): with 16-aligned
+// slot bases and strides (`Params::slot_bytes`), every header is 16-aligned.
 const _: () = assert!(HEADER_BYTES % 16 == 0);
-// ... whose second store packs `parent` and `flags` into one little-endian `u64`.
+// ... whose second half packs `parent` and `flags` into one little-endian `u64`.
 const _: () = assert!(
     core::mem::offset_of!(Header, pending) == 12
         && core::mem::offset_of!(Header, parent) == 16

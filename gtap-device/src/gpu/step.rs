@@ -59,14 +59,72 @@ impl Warp {
         parent: u32,
         result_dst: *mut u8,
     ) {
-        let h = self.header(slot);
+        let header = Header {
+            kind,
+            state: 0,
+            queue,
+            pending: 0,
+            parent,
+            flags: 0,
+            result_dst: result_dst as u64,
+        };
+        // SAFETY: as the caller promises; published with the ring entry.
+        unsafe { self.store_header(self.header(slot), header) }
+    }
+
+    /// Writes `header` at `h` with two 16-byte stores (two memory requests where the fields'
+    /// own stores take one each).
+    ///
+    /// # Safety
+    ///
+    /// `h` is the header of a task nobody else reads or writes meanwhile: a new one, or the
+    /// one this lane just stepped while its children are unpublished.
+    #[inline(always)]
+    pub(crate) unsafe fn store_header(&self, h: *mut Header, header: Header) {
+        let Header {
+            kind,
+            state,
+            queue,
+            pending,
+            parent,
+            flags,
+            result_dst,
+        } = header;
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
-        // (`Params::slot_bytes`); plain stores, published with the ring entry.
+        // (`Params::slot_bytes`); plain stores.
         unsafe {
-            // `Header`'s fields in order: `kind`, `state` 0, `queue`, `pending` 0; then
-            // `parent` and `flags` 0 as one little-endian `u64`, and `result_dst`.
-            a::st_v4_u32(h.cast(), kind, 0, queue, 0);
-            a::st_v2_u64(h.cast::<u64>().add(2), u64::from(parent), result_dst as u64);
+            // `Header`'s fields in order (`layout.rs` asserts the offsets): then `parent` and
+            // `flags` as one little-endian `u64`, and `result_dst`.
+            a::st_v4_u32(h.cast(), kind, state, queue, pending);
+            let parent_flags = u64::from(parent) | u64::from(flags) << 32;
+            a::st_v2_u64(h.cast::<u64>().add(2), parent_flags, result_dst);
+        }
+    }
+
+    /// The header at `h`, read with two 16-byte loads (two memory requests where the fields'
+    /// own loads take three or four: the batch's headers are most of a fine-grained program's
+    /// L2 traffic, `docs/benchmarks.md`, eleventh session).
+    ///
+    /// # Safety
+    ///
+    /// `h` is the header of a task this lane runs or resumes: written by this warp, or
+    /// acquired with the task, and not written by others meanwhile (plain loads).
+    #[inline(always)]
+    pub(crate) unsafe fn load_header(&self, h: *mut Header) -> Header {
+        // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
+        // (`Params::slot_bytes`).
+        let ([kind, state, queue, pending], [parent_flags, result_dst]) =
+            unsafe { (a::ld_v4_u32(h.cast()), a::ld_v2_u64(h.cast::<u64>().add(2))) };
+        // `Header`'s fields in order (`layout.rs` asserts the offsets): `parent` and `flags`
+        // are one little-endian `u64`.
+        Header {
+            kind,
+            state,
+            queue,
+            pending,
+            parent: parent_flags as u32,
+            flags: (parent_flags >> 32) as u32,
+            result_dst,
         }
     }
 
@@ -81,26 +139,48 @@ impl Warp {
 
     /// The running task's step spawned `pending` children and suspended (`done == false`: a
     /// `taskwait!`) or returned (`done`: its record waits for detached children): opens the
-    /// task's new join. `local` (the thread-level work-first worker) writes with plain stores:
-    /// until a child is released only this warp touches the counter (`join.rs`, owner only).
-    /// Otherwise `pending` takes a strong store, like the RMWs other threads make on it.
+    /// task's new join, with a strong store of `pending`, like the RMWs other threads make on
+    /// it. (The thread-level work-first worker uses [`Warp::open_join_local`].)
     ///
     /// # Safety
     ///
     /// `h` is the header of the task this worker just stepped, and `pending > 0`.
     #[inline(always)]
-    pub(crate) unsafe fn open_join(&self, h: *mut Header, pending: u32, done: bool, local: bool) {
+    pub(crate) unsafe fn open_join(&self, h: *mut Header, pending: u32, done: bool) {
         let flags = if done { FLAG_DONE } else { 0 };
         // SAFETY: as the caller promises; the children are unpublished until the batch ends.
         unsafe {
-            if local {
-                (*h).pending = pending;
-            } else {
-                // Ordering: relaxed, scope .gpu; published with the children (the batch's
-                // barrier, and the fence of a release or of the ablation's publication).
-                a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), pending);
-            }
+            // Ordering: relaxed, scope .gpu; published with the children (the batch's
+            // barrier, and the fence of a release or of the ablation's publication).
+            a::st_relaxed_gpu_u32(addr_of_mut!((*h).pending), pending);
             (*h).flags = flags;
+        }
+    }
+
+    /// [`Warp::open_join`] for the thread-level work-first worker, with the resume `state`
+    /// and `queue` its `wait` named: until a child is released only this warp touches the
+    /// counter (`join.rs`, owner only), so the header's first half (`kind`, `state`,
+    /// `queue`, `pending`) is one plain 16-byte store, and `flags` one more: two memory
+    /// requests where the fields' own stores take four.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Warp::open_join`]; `kind` is the task's kind.
+    #[inline(always)]
+    pub(crate) unsafe fn open_join_local(
+        &self,
+        h: *mut Header,
+        kind: u32,
+        state: u32,
+        queue: u32,
+        pending: u32,
+        done: bool,
+    ) {
+        // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
+        // (`Params::slot_bytes`); the children are unpublished until the batch ends.
+        unsafe {
+            a::st_v4_u32(h.cast(), kind, state, queue, pending);
+            (*h).flags = if done { FLAG_DONE } else { 0 };
         }
     }
 }

@@ -633,7 +633,7 @@ pub unsafe fn block_worker<
                         // A new join (or, done, a record that detached children keep alive),
                         // owned by this block until a child is released.
                         Step::Suspended | Step::Done if spawned > 0 => {
-                            w.open_join(h, spawned, step == Step::Done, false);
+                            w.open_join(h, spawned, step == Step::Done);
                         }
                         Step::Done => {
                             to_free = task;
@@ -684,7 +684,7 @@ pub unsafe fn block_worker<
             unsafe {
                 if P::JOINS && all > 0 {
                     // A new join, or (finished) a record detached children keep alive.
-                    w.open_join(h, all, finished == 1, false);
+                    w.open_join(h, all, finished == 1);
                 } else if finished == 1 {
                     to_free = task;
                     notify = P::JOINS;

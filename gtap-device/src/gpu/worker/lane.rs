@@ -113,11 +113,18 @@ unsafe impl<P: Program> StepLoop<P> for Lane {
         if queue >= w.queues {
             w.record_error(ERR_INVALID_QUEUE, ctx.kind, w.queues, queue);
         }
+        let queue = if queue < w.queues { queue } else { 0 };
         let h = w.header(ctx.slot);
         // SAFETY: the running task's header; published with its children after the step.
         unsafe {
-            (*h).state = resume_state;
-            (*h).queue = if queue < w.queues { queue } else { 0 };
+            if ctx.ext.wf {
+                // The whole join at once: the step spawned all its children before the
+                // `taskwait!`, and returns `Suspended` next.
+                w.open_join_local(h, ctx.kind, resume_state, queue, ctx.spawned, false);
+            } else {
+                (*h).state = resume_state;
+                (*h).queue = queue;
+            }
         }
         true
     }
@@ -219,7 +226,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
     // and for a parent resumed here (one round trip for the whole header), made from the
     // spawn's arguments for a held child (no load at all).
     // SAFETY: the caller's task.
-    let mut hd = unsafe { w.header(cur).read() };
+    let mut hd = unsafe { w.load_header(w.header(cur)) };
     // SAFETY: for the whole loop, headers and frames of tasks this lane runs (the caller's promise,
     // then lane-private tasks, see the module doc).
     unsafe {
@@ -252,7 +259,15 @@ pub(crate) unsafe fn run_lane<P: Program>(
                     // A new join (or, Done, a record kept alive by detached children), owned
                     // by this warp until a child is released (work first), or published with
                     // the children by the batch's fence + add (the ablations).
-                    w.open_join(h, spawned, step == Step::Done, wf);
+                    if wf {
+                        // `wait` opened a suspension's join (`Lane::wait`); a returned body's
+                        // record is never resumed: its state and queue are left at 0.
+                        if step == Step::Done {
+                            w.open_join_local(h, kind, 0, 0, spawned, true);
+                        }
+                    } else {
+                        w.open_join(h, spawned, step == Step::Done);
+                    }
                 }
                 Step::Done if P::JOINS => {
                     // Finished: tell the parent. The lane does it itself, and may run the
@@ -282,7 +297,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         let ph = w.header(parent);
                         // The whole header at once: the parent's join is the lane's (plain
                         // accesses), and if this was its last child it runs next.
-                        let mut pd = ph.read();
+                        let mut pd = w.load_header(ph);
                         pd.pending -= 1;
                         (*ph).pending = pd.pending;
                         if pd.pending != 0 {
