@@ -66,6 +66,8 @@ pub(crate) struct LocalDecl {
     pub(crate) whole_spawn: bool,
     /// Declared without a value (`let x: T;`).
     pub(crate) no_value: bool,
+    /// Assigned by a destructuring assignment somewhere (`(x, y) = ..`).
+    pub(crate) destructured: bool,
     /// Declared by its spawn, `let x = task!(..)`: dead before it (the spawn kills it).
     pub(crate) declared_by_spawn: bool,
     /// Bound to a closure (`let f = |..| ..`): where, and the node that binds it. Every
@@ -213,6 +215,39 @@ impl Body {
             })
     }
 
+    /// Whether local `l`, declared without a value and not `mut` (`let v;`), receives whole
+    /// task results on some paths and plain values, `v = e;` (not a destructuring
+    /// assignment), on others, and is the only local of its name declared without a value.
+    /// Like one that
+    /// [`Body::only_task_writes`] covers, its field holds its value whenever it has one, so no
+    /// wait saves it (on the paths where the task is pending it has no value for rustc): each
+    /// `v = e` stores the value into the field as well (`crate::lower`'s `StoreAssigned`).
+    pub(crate) fn stored_writes(&self, l: LocalId) -> bool {
+        let d = &self.locals[l.0];
+        let plain_defs = self
+            .nodes
+            .iter()
+            .filter(|n| n.assigns)
+            .flat_map(|n| &n.defs)
+            .filter(|(x, _)| *x == l)
+            .count();
+        // `crate::lower` finds its assignments by name, in the scope of its `let v;`.
+        let unique = self
+            .locals
+            .iter()
+            .filter(|o| o.ident == d.ident && o.no_value)
+            .count()
+            == 1;
+        d.no_value
+            && !d.mutable
+            && d.param.is_none()
+            && d.whole_spawn
+            && !d.place_spawn
+            && !d.destructured
+            && plain_defs > 0
+            && unique
+    }
+
     /// Whether only whole task results write local `l` (no `l = e`), which `let l =
     /// task!(..)` or `let l;` declares (not a parameter): until its first join it has no
     /// local in the generated code, only its field.
@@ -351,6 +386,7 @@ impl Builder<'_> {
             place_spawn: false,
             whole_spawn: false,
             no_value: false,
+            destructured: false,
             declared_by_spawn: false,
             closure: None,
             borrowing_closure: None,
@@ -882,6 +918,11 @@ impl Builder<'_> {
                 let mut defs = Vec::new();
                 let mut places = Vec::new();
                 self.assignees(&a.left, &mut defs, &mut places);
+                if !matches!(&*a.left, Expr::Path(_)) {
+                    for (l, _) in &defs {
+                        self.body.locals[l.0].destructured = true;
+                    }
+                }
                 if defs.is_empty() {
                     self.leaf(e);
                 } else {

@@ -91,7 +91,8 @@ pub(crate) struct LivenessInfo {
     pub(crate) read_after: Vec<BitSet>,
     /// Live task results that no wait saves, because their task-data field holds their
     /// value: those declared without a value, not `mut`, and written only by tasks (`let v;`,
-    /// `let v = if c { task!(..) } else { .. }`, see [`Body::only_task_writes`]).
+    /// `let v = if c { task!(..) } else { .. }`, see [`Body::only_task_writes`]), or by tasks
+    /// and plain values that are stored into the field too ([`Body::stored_writes`]).
     pub(crate) unsaved_results: Vec<BitSet>,
     /// Of those, the ones not spawned yet on some path at each wait: they have no value there,
     /// so the code after the wait reads them only after a later join, and their resume state
@@ -125,6 +126,9 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         .iter()
         .map(|d| d.no_value && !d.mutable && body.only_task_writes(&d.ident))
         .collect();
+    let stored: Vec<bool> = (0..body.locals.len())
+        .map(|i| body.stored_writes(LocalId(i)))
+        .collect();
     let transfer = |k: usize, p: &Pending| -> Pending {
         let node = &body.nodes[k];
         let mut out = p.clone();
@@ -134,6 +138,14 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
             // Its one def is its declaration.
             if only_task_writes[d.0] {
                 out.unset.insert(*d);
+            }
+            // Its declaration, or a plain value (`v = e`, stored into its field too).
+            if stored[d.0] {
+                if node.assigns {
+                    out.unset.remove(*d);
+                } else {
+                    out.unset.insert(*d);
+                }
             }
         }
         for l in &node.scope_end {
@@ -364,7 +376,8 @@ fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<Lo
         .find(|m| m.0 > l.0 && body.locals[m.0].ident == *ident)
 }
 
-/// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write,
+/// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write (or
+/// task results and plain values stored into their fields too, [`Body::stored_writes`]),
 /// pending at a wait on some paths only. Rust would refuse the wait's save on the paths where
 /// the result is pending (the local has no value there), and the save is not needed: the
 /// local's task-data field holds its value on every path.
@@ -377,7 +390,10 @@ fn unsaved_results(body: &Body, input: &[Option<Pending>], mut info: LivenessInf
                 if info.joined[w].contains(l) {
                     continue;
                 }
-                if decl.no_value && !decl.mutable && body.only_task_writes(&decl.ident) {
+                if decl.no_value
+                    && !decl.mutable
+                    && (body.only_task_writes(&decl.ident) || body.stored_writes(l))
+                {
                     // Never saved (its `let` is dropped, so a save could name it where it
                     // is not declared). Not `mut`: nothing changes it after its join (a
                     // `let mut v;` may be changed by `v += 1`, which `only_task_writes` does

@@ -33,6 +33,8 @@
 //! back into its `args` element. The field types are generic and inferred by rustc from the
 //! `save`/`spawn` calls in the step function.
 
+mod stored;
+
 use crate::{
     cfg::{Body, LocalId, NodeId, PathStep},
     diag::Ctxt,
@@ -138,6 +140,11 @@ pub(crate) fn lower(
             name: Ident::new(&name, Span::call_site()),
             generic,
         });
+    }
+    for f in fields.iter().filter(|f| body.stored_writes(f.local)) {
+        let (id, name) = (&body.locals[f.local.0].ident, &f.name);
+        stored::StoreAssigned::new(id.clone(), quote!((*__gtap_frame).#name))
+            .visit_block_mut(&mut block);
     }
     let lw = Lower {
         def,

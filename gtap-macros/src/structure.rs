@@ -393,7 +393,11 @@ impl Pass<'_> {
                 .error_spanned_by(diverge, "`let .. else` cannot be used with task!(..)");
             return;
         }
-        if let Some(value) = found.values.first() {
+        let value = found
+            .missing_else
+            .first()
+            .or(mutable.then_some(found.values.first()).flatten());
+        if let Some(value) = value {
             self.cx.error_at(
                 *value,
                 format!(

@@ -10,8 +10,11 @@
 //! know. Invariants of the forms accepted here, each otherwise a spanned error naming the
 //! rewrite:
 //! - the pattern is one name (optionally `mut`, optionally typed);
-//! - every tail that gives a value is a `task!(..)` (a branch that diverges, `return`,
-//!   `continue`, `panic!()`, gives none);
+//! - a tail that gives a value is a `task!(..)` (a branch that diverges, `return`,
+//!   `continue`, `panic!()`, gives none), or a plain value when the name is not `mut`: `x = e`
+//!   then stores the value into `x`'s field too, which holds the result on the other paths
+//!   (see [`crate::cfg::Body::stored_writes`]); an `if` without `else` gives `()`, never a
+//!   task's result;
 //! - the name is not read inside the construct (it would read the new binding, not the
 //!   outer one that Rust's `let` sees there).
 
@@ -27,6 +30,8 @@ pub(crate) struct Tails {
     pub(crate) tasks: Vec<Span>,
     /// The spans of tails that are plain values.
     pub(crate) values: Vec<Span>,
+    /// The `if` tokens of `if`s without `else` among them (their value is `()`).
+    pub(crate) missing_else: Vec<Span>,
 }
 
 /// Collects the tails of `e`, a `let`'s value.
@@ -44,7 +49,10 @@ fn expr_tails(e: &Expr, out: &mut Tails) {
             match &i.else_branch {
                 Some((_, els)) => expr_tails(els, out),
                 // An `if` without `else` gives `()` when the condition is false.
-                None => out.values.push(i.if_token.span),
+                None => {
+                    out.values.push(i.if_token.span);
+                    out.missing_else.push(i.if_token.span);
+                }
             }
         }
         Expr::Match(m) => m.arms.iter().for_each(|arm| expr_tails(&arm.body, out)),

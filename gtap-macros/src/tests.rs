@@ -6,6 +6,7 @@
 
 mod assigned;
 mod deferred;
+mod stored;
 
 use crate::{cfg, diag::Ctxt, liveness, parse, structure};
 use proc_macro2::TokenStream;

@@ -5,7 +5,7 @@ fn g(n: u64) -> u64 {
 
 #[gtap::function]
 fn f(n: u64, o: Option<u64>) -> u64 {
-    let v: u64;
+    let mut v: u64;
     if let Some(k) = o {
         v = task!(g(k));
     } else {

@@ -5,7 +5,7 @@ fn g(n: u64) -> u64 {
 
 #[gtap::function]
 fn f(n: u64) -> u64 {
-    let a = if n > 2 { task!(g(n)) } else { n };
+    let mut a = if n > 2 { task!(g(n)) } else { n };
     taskwait!();
     a
 }
