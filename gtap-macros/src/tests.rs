@@ -12,9 +12,9 @@ use crate::{cfg, diag::Ctxt, liveness, parse, structure};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Per wait, in source order: (saved, restored) local names, each in declaration order.
-/// Parameters that are not `mut` are never saved: they stay in `args`.
-fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
+/// The function's CFG and liveness, through the stages the macro runs before lowering; panics
+/// on any error.
+fn analyzed(item: TokenStream) -> (cfg::Body, liveness::LivenessInfo) {
     let mut cx = Ctxt::default();
     let def = parse::parse_fn(&mut cx, item).expect("parses");
     let s = structure::structure(&mut cx, def.body.clone(), def.output.is_none());
@@ -23,6 +23,13 @@ fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
     if let Err(e) = cx.check() {
         panic!("unexpected errors: {e}");
     }
+    (body, info)
+}
+
+/// Per wait, in source order: (saved, restored) local names, each in declaration order.
+/// Parameters that are not `mut` are never saved: they stay in `args`.
+fn saved_sets(item: TokenStream) -> Vec<(Vec<String>, Vec<String>)> {
+    let (body, info) = analyzed(item);
     let name = |l: cfg::LocalId| body.locals[l.0].ident.to_string();
     (0..body.waits.len())
         .map(|w| {

@@ -3,21 +3,14 @@
 //! is not saved at the wait, and each plain assignment also stores into its field; what stays
 //! an error (`mut`, an `if` without `else`).
 
-use super::assert_errors_contain;
-use crate::{cfg, diag::Ctxt, liveness, parse, structure};
+use super::{analyzed, assert_errors_contain};
+use crate::cfg;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Per wait, the names of the live locals that no wait saves (their field holds their value).
 fn unsaved(item: TokenStream) -> Vec<Vec<String>> {
-    let mut cx = Ctxt::default();
-    let def = parse::parse_fn(&mut cx, item).expect("parses");
-    let s = structure::structure(&mut cx, def.body.clone(), def.output.is_none());
-    let body = cfg::build(&mut cx, &s.markers, &def.params, &s.body);
-    let info = liveness::analyze(&mut cx, &body);
-    if let Err(e) = cx.check() {
-        panic!("unexpected errors: {e}");
-    }
+    let (body, info) = analyzed(item);
     let name = |l: cfg::LocalId| body.locals[l.0].ident.to_string();
     info.unsaved_results
         .iter()
