@@ -154,8 +154,10 @@ impl Warp {
                 return out;
             }
             let ph = self.header(parent);
-            // The owner-only path reads the parent's `kind` and `queue` with its `pending`.
-            let mut kind_queue = None;
+            // The owner-only path reads the parent's first half at once (`kind`, `state`,
+            // `pending`, `queue` and `flags`): a completed parent needs its kind, queue and
+            // flags too.
+            let mut first_half = None;
             let last = if shared {
                 // Ordering: relaxed, scope .gpu, after the worker's fence.acq_rel.gpu (a
                 // release pattern); the RMWs on `pending` form a release sequence.
@@ -170,13 +172,16 @@ impl Warp {
                 old == count
             } else {
                 // Owner only: plain accesses, ordered by program order and warp barriers, and
-                // one leader per parent per round. The header's first half in one request
-                // (`kind`, `state`, `queue`, `pending`): a resumed parent needs its kind and
-                // queue too.
-                let [kind, _state, queue, pending] = a::ld_v4_u32(ph.cast());
-                kind_queue = Some((kind, queue));
-                let left = pending - count;
-                (*ph).pending = left;
+                // one leader per parent per round.
+                let half = a::ld_v4_u32(ph.cast());
+                first_half = Some(half);
+                let left = half[2] - count;
+                if left != 0 {
+                    // Not stored when it reaches 0: nobody reads the counter of a join that
+                    // completed (the parent runs or is freed next, and its next join writes
+                    // it anew), so the store would only cost a memory request.
+                    (*ph).pending = left;
+                }
                 left == 0
             };
             if !last {
@@ -188,14 +193,18 @@ impl Warp {
                 a::fence_acq_rel_gpu();
                 out.acquired = true;
             }
-            if (*ph).flags & FLAG_DONE != 0 {
+            let (kind, queue, flags) = match first_half {
+                // `Header`'s words in order (`layout.rs`).
+                Some([kind, _, _, qf]) => (kind, qf as u16, (qf >> 16) as u16),
+                None => ((*ph).kind, (*ph).queue, (*ph).flags),
+            };
+            if flags & FLAG_DONE != 0 {
                 // Its body had returned: it is complete now too.
                 out.next = (*ph).parent;
                 pool.free_one_wf(parent);
                 return out;
             }
-            let (kind, queue) = kind_queue.unwrap_or(((*ph).kind, (*ph).queue));
-            let _ = self.reserve(queue, parent, kind);
+            let _ = self.reserve(u32::from(queue), parent, kind);
             out.resumed = true;
             out
         }
@@ -313,7 +322,7 @@ impl Warp {
                     parent = grand;
                     continue;
                 }
-                let q = (*ph).queue;
+                let q = u32::from((*ph).queue);
                 let _ = self.reserve(q, parent, (*ph).kind);
                 return true;
             }

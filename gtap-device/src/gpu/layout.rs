@@ -109,6 +109,9 @@ pub const fn smem_per_warp_of(queues: u32, profiled: bool) -> u32 {
 ///
 /// Written by the spawning lane with plain stores before the task is published; after that,
 /// `pending` is the only field others change, always atomically (see `docs/gpu-runtime.md`).
+///
+/// What a step changes when it suspends (`state`, `pending`, `queue`, `flags`) lies in the
+/// first 16 bytes with `kind`, so that a suspension is one 16-byte store (`step.rs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Header {
@@ -116,14 +119,18 @@ pub struct Header {
     pub kind: u32,
     /// The resume state (0 on first entry).
     pub state: u32,
-    /// The EPAQ queue the task goes to when its last child finishes.
-    pub queue: u32,
-    /// Children not yet finished (joined or detached).
+    /// Children not yet finished (joined or detached). Not kept once a join completes: the
+    /// counter of a task that is not waiting is stale until its next join writes it.
     pub pending: u32,
+    /// The EPAQ queue the task goes to when its last child finishes (below `MAX_QUEUES`).
+    pub queue: u16,
+    /// [`FLAG_DONE`] once the task's body has returned (it waits only for detached children);
+    /// [`FLAG_SHARED`].
+    pub flags: u16,
     /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
     pub parent: u32,
-    /// [`FLAG_DONE`] once the task's body has returned (it waits only for detached children).
-    pub flags: u32,
+    /// Unused (0): the second half's `parent` and `result_dst` are 16 bytes with it.
+    pub reserved: u32,
     /// Where the task writes its result; 0 when it is discarded.
     pub result_dst: u64,
 }
@@ -134,22 +141,27 @@ const _: () = assert!(core::mem::size_of::<Header>() == HEADER_BYTES as usize);
 // A header is written and read as two 16-byte stores or loads (`step.rs`): with 16-aligned
 // slot bases and strides (`Params::slot_bytes`), every header is 16-aligned.
 const _: () = assert!(HEADER_BYTES % 16 == 0);
-// ... whose second half packs `parent` and `flags` into one little-endian `u64`.
+// ... whose first half is the words `kind`, `state`, `pending`, and `queue` with `flags` (one
+// little-endian word), and whose second half packs `parent` and `reserved` into one
+// little-endian `u64`, then `result_dst`.
 const _: () = assert!(
-    core::mem::offset_of!(Header, pending) == 12
+    core::mem::offset_of!(Header, state) == 4
+        && core::mem::offset_of!(Header, pending) == 8
+        && core::mem::offset_of!(Header, queue) == 12
+        && core::mem::offset_of!(Header, flags) == 14
         && core::mem::offset_of!(Header, parent) == 16
-        && core::mem::offset_of!(Header, flags) == 20
+        && core::mem::offset_of!(Header, reserved) == 20
         && core::mem::offset_of!(Header, result_dst) == 24
 );
 
 /// [`Header::flags`]: the body returned; the slot lives on only for detached children.
-pub const FLAG_DONE: u32 = 1;
+pub const FLAG_DONE: u16 = 1;
 /// [`Header::flags`] (work-first scheduler): a child of the task's current join was released
 /// to the public part of a deque, so it may finish on another warp: every child completion
 /// of this join uses the device-scope protocol (fence, atomic `pending`). Set only by the
 /// warp that ran the task's last step (the join's owner), cleared when the task suspends
 /// again.
-pub const FLAG_SHARED: u32 = 2;
+pub const FLAG_SHARED: u16 = 2;
 
 /// Work-first pools: the spill ring's and the arena's shared words (16 bytes).
 ///

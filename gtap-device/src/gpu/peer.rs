@@ -326,7 +326,7 @@ impl Warp {
                     parent = next;
                     continue;
                 }
-                self.push_ready((*ph).queue, parent);
+                self.push_ready(u32::from((*ph).queue), parent);
                 return;
             }
         }

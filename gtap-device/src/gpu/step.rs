@@ -62,10 +62,11 @@ impl Warp {
         let header = Header {
             kind,
             state: 0,
-            queue,
             pending: 0,
-            parent,
+            queue: queue as u16,
             flags: 0,
+            parent,
+            reserved: 0,
             result_dst: result_dst as u64,
         };
         // SAFETY: as the caller promises; published with the ring entry.
@@ -84,20 +85,20 @@ impl Warp {
         let Header {
             kind,
             state,
-            queue,
             pending,
-            parent,
+            queue,
             flags,
+            parent,
+            reserved,
             result_dst,
         } = header;
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
         // (`Params::slot_bytes`); plain stores.
         unsafe {
-            // `Header`'s fields in order (`layout.rs` asserts the offsets): then `parent` and
-            // `flags` as one little-endian `u64`, and `result_dst`.
-            a::st_v4_u32(h.cast(), kind, state, queue, pending);
-            let parent_flags = u64::from(parent) | u64::from(flags) << 32;
-            a::st_v2_u64(h.cast::<u64>().add(2), parent_flags, result_dst);
+            // `Header`'s words in order (`layout.rs` asserts the offsets).
+            a::st_v4_u32(h.cast(), kind, state, pending, queue_flags(queue, flags));
+            let parent_reserved = u64::from(parent) | u64::from(reserved) << 32;
+            a::st_v2_u64(h.cast::<u64>().add(2), parent_reserved, result_dst);
         }
     }
 
@@ -113,17 +114,17 @@ impl Warp {
     pub(crate) unsafe fn load_header(&self, h: *mut Header) -> Header {
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
         // (`Params::slot_bytes`).
-        let ([kind, state, queue, pending], [parent_flags, result_dst]) =
+        let ([kind, state, pending, queue_flags], [parent_reserved, result_dst]) =
             unsafe { (a::ld_v4_u32(h.cast()), a::ld_v2_u64(h.cast::<u64>().add(2))) };
-        // `Header`'s fields in order (`layout.rs` asserts the offsets): `parent` and `flags`
-        // are one little-endian `u64`.
+        // `Header`'s words in order (`layout.rs` asserts the offsets).
         Header {
             kind,
             state,
-            queue,
             pending,
-            parent: parent_flags as u32,
-            flags: (parent_flags >> 32) as u32,
+            queue: queue_flags as u16,
+            flags: (queue_flags >> 16) as u16,
+            parent: parent_reserved as u32,
+            reserved: (parent_reserved >> 32) as u32,
             result_dst,
         }
     }
@@ -160,8 +161,8 @@ impl Warp {
     /// [`Warp::open_join`] for the thread-level work-first worker, with the resume `state`
     /// and `queue` its `wait` named: until a child is released only this warp touches the
     /// counter (`join.rs`, owner only), so the header's first half (`kind`, `state`,
-    /// `queue`, `pending`) is one plain 16-byte store, and `flags` one more: two memory
-    /// requests where the fields' own stores take four.
+    /// `pending`, `queue` and `flags`) is one plain 16-byte store: one memory request where
+    /// the fields' own stores take four.
     ///
     /// # Safety
     ///
@@ -176,13 +177,25 @@ impl Warp {
         pending: u32,
         done: bool,
     ) {
+        let flags = if done { FLAG_DONE } else { 0 };
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
         // (`Params::slot_bytes`); the children are unpublished until the batch ends.
         unsafe {
-            a::st_v4_u32(h.cast(), kind, state, queue, pending);
-            (*h).flags = if done { FLAG_DONE } else { 0 };
-        }
+            a::st_v4_u32(
+                h.cast(),
+                kind,
+                state,
+                pending,
+                queue_flags(queue as u16, flags),
+            )
+        };
     }
+}
+
+/// A header's fourth word: `queue` and `flags` (little-endian, `layout.rs`).
+#[inline(always)]
+pub(crate) const fn queue_flags(queue: u16, flags: u16) -> u32 {
+    queue as u32 | (flags as u32) << 16
 }
 
 /// A spawn's parent field: the spawner's slot, or [`NONE`] in a program without joins (whose

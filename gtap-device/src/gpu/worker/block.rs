@@ -203,9 +203,9 @@ unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
             unsafe {
                 (*h).state = resume_state;
                 (*h).queue = if ctx.ext.batch.block_mode {
-                    Q_BLOCK
+                    Q_BLOCK as u16
                 } else {
-                    Q_THREAD
+                    Q_THREAD as u16
                 };
             }
         }

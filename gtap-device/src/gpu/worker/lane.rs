@@ -123,7 +123,7 @@ unsafe impl<P: Program> StepLoop<P> for Lane {
                 w.open_join_local(h, ctx.kind, resume_state, queue, ctx.spawned, false);
             } else {
                 (*h).state = resume_state;
-                (*h).queue = queue;
+                (*h).queue = queue as u16;
             }
         }
         true
@@ -144,6 +144,7 @@ where
         pending: 0,
         parent: parent_field(P::JOINS, parent),
         flags: 0,
+        reserved: 0,
         result_dst: ctx.ext.held_dst as u64,
     }
 }
@@ -299,17 +300,19 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         // accesses), and if this was its last child it runs next.
                         let mut pd = w.load_header(ph);
                         pd.pending -= 1;
-                        (*ph).pending = pd.pending;
                         if pd.pending != 0 {
+                            (*ph).pending = pd.pending;
                             break 'lane;
                         }
+                        // Its last child: the completed join's counter is not stored (see
+                        // `Warp::tell_parent`).
                         if pd.flags & FLAG_DONE != 0 {
                             // Its body had returned: it is complete too.
                             fin = parent;
                             parent = pd.parent;
                             continue;
                         }
-                        if pd.queue == cur_q && budget > 0 {
+                        if u32::from(pd.queue) == cur_q && budget > 0 {
                             budget -= 1;
                             cur = parent;
                             hd = pd;
@@ -317,7 +320,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         }
                         // Resumed on its own queue by the batch loop (a plain ring entry of
                         // this warp, like any child of the batch).
-                        if !w.reserve(pd.queue, parent, pd.kind) {
+                        if !w.reserve(u32::from(pd.queue), parent, pd.kind) {
                             out.aborted = true;
                         }
                         break 'lane;
