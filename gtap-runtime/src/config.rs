@@ -86,12 +86,10 @@ pub struct Config {
     /// CPU: worker threads, the calling thread included (default: available parallelism).
     pub workers: usize,
     /// GPU: blocks of the persistent kernel; `None` sizes the grid from the occupancy query so
-    /// that every block is resident, with fewer blocks per SM (down to half) when the threads'
-    /// stack frames (a body's large local arrays) would not fit in the SM's L1 together: their
-    /// local memory then stays in L1 (nqueens(16) 6% faster). `Some(g)` must be co-resident.
+    /// that every block is resident.
     pub grid: Option<u32>,
     /// GPU: the SMs' worth of resident blocks a run uses (`None`: every SM). The grid becomes
-    /// the default grid's blocks per SM (see [`Config::grid`]) times this, so the rest of every SM stays free for
+    /// the occupancy query's blocks per SM times this, so the rest of every SM stays free for
     /// other kernels on other streams (the block scheduler spreads the grid over all SMs; it
     /// does not confine it to a subset). With [`Config::grid`] set, the grid must fit in it.
     pub sms: Option<u32>,

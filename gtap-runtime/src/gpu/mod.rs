@@ -6,8 +6,7 @@
 //!
 //! 1. The kernel for `P` is looked up once; its grid is the occupancy query's blocks per SM
 //!    times the SM count (every block resident: a persistent grid that is not co-resident can
-//!    deadlock, so a `Config::grid` above that is an error, never a hang), or fewer by
-//!    default when the threads' stack frames would not fit in L1 together (`occupancy.rs`).
+//!    deadlock, so a `Config::grid` above that is an error, never a hang).
 //! 2. The pools (`gtap_device::gpu::layout`) are allocated once per shape (warps, slot size,
 //!    queues) and reset with a few memsets on the run stream; the root slot (header and
 //!    arguments) and the params are copied after them, then the kernel is launched between two
@@ -25,7 +24,6 @@
 
 mod elastic;
 mod multi;
-mod occupancy;
 mod pipeline;
 mod regcap;
 mod staging;
@@ -99,8 +97,7 @@ struct Kernel {
     block: u32,
     /// Workers per block: warps (thread-level workers) or 1 (block-level workers).
     workers_per_block: u32,
-    /// Blocks per SM of the default grid (the occupancy query's, fewer for large stack
-    /// frames: `occupancy.rs`): an SM's worth of the grid.
+    /// Blocks per SM (the occupancy query's): an SM's worth of the grid.
     per_sm: u32,
 }
 
@@ -322,8 +319,6 @@ struct Inner {
     start: sys::CUevent,
     end: sys::CUevent,
     sm_count: u32,
-    /// Bytes of an SM's unified L1 and shared memory (`occupancy.rs`).
-    l1_bytes: u32,
     /// Keyed by program and variant.
     kernels: HashMap<(&'static str, Variant), Kernel>,
     pools: Option<Pools>,
@@ -397,11 +392,6 @@ impl Inner {
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
-        let max_shared = ctx
-            .attribute(
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-            )
-            .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
         let module = load_module(ptx, config.max_registers)?;
         let mut me = Self {
             ctx,
@@ -414,7 +404,6 @@ impl Inner {
             start: null_mut(),
             end: null_mut(),
             sm_count,
-            l1_bytes: max_shared + occupancy::L1_BEYOND_MAX_SHARED,
             kernels: HashMap::new(),
             pools: None,
             params: 0,
@@ -526,8 +515,7 @@ impl Inner {
             .config
             .sms
             .map_or(self.sm_count, |s| s.min(self.sm_count));
-        let per_sm = per_sm.max(0) as u32;
-        let max_grid = per_sm * sms / self.share;
+        let max_grid = per_sm.max(0) as u32 * sms / self.share;
         if max_grid == 0 {
             return Err(Error::InvalidConfig {
                 field: "block",
@@ -536,25 +524,8 @@ impl Inner {
                     "a block size the kernel can launch with (its registers per thread limit it)",
             });
         }
-        // The default: fewer blocks when the threads' stack frames would outgrow L1.
-        let mut local = 0i32;
-        // SAFETY: a valid function handle and out-pointer.
-        check("cuFuncGetAttribute", unsafe {
-            sys::cuFuncGetAttribute(
-                &raw mut local,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
-                func,
-            )
-        })?;
-        let default_per_sm = occupancy::default_blocks_per_sm(
-            per_sm,
-            block,
-            smem,
-            local.max(0) as u32,
-            self.l1_bytes,
-        );
         let grid = match self.config.grid {
-            None => (default_per_sm * sms / self.share).max(1),
+            None => max_grid,
             Some(g) if g <= max_grid => g,
             Some(g) => {
                 return Err(Error::InvalidConfig {
@@ -570,7 +541,7 @@ impl Inner {
             smem,
             block,
             workers_per_block,
-            per_sm: default_per_sm.max(1),
+            per_sm: per_sm.max(1) as u32,
         };
         self.kernels.insert((program, variant), k);
         Ok(k)
