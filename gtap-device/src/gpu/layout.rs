@@ -129,7 +129,8 @@ pub struct Header {
     pub flags: u16,
     /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
     pub parent: u32,
-    /// Unused (0): the second half's `parent` and `result_dst` are 16 bytes with it.
+    /// Unused (written as 0 by a spawn, not by an import, `peer.rs`; never read): the second
+    /// half is `parent`, this word and `result_dst`.
     pub reserved: u32,
     /// Where the task writes its result; 0 when it is discarded.
     pub result_dst: u64,
