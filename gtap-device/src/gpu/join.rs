@@ -26,6 +26,7 @@
 use core::ptr::addr_of_mut;
 
 use super::layout::{is_slot, FLAG_DONE, FLAG_SHARED, NONE};
+use super::step::split_queue_flags;
 use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
@@ -193,10 +194,10 @@ impl Warp {
                 a::fence_acq_rel_gpu();
                 out.acquired = true;
             }
-            let (kind, queue, flags) = match first_half {
+            let (kind, (queue, flags)) = match first_half {
                 // `Header`'s words in order (`layout.rs`).
-                Some([kind, _, _, qf]) => (kind, qf as u16, (qf >> 16) as u16),
-                None => ((*ph).kind, (*ph).queue, (*ph).flags),
+                Some([kind, _, _, qf]) => (kind, split_queue_flags(qf)),
+                None => ((*ph).kind, ((*ph).queue, (*ph).flags)),
             };
             if flags & FLAG_DONE != 0 {
                 // Its body had returned: it is complete now too.

@@ -78,8 +78,7 @@ impl Warp {
     ///
     /// # Safety
     ///
-    /// `h` is the header of a task nobody else reads or writes meanwhile: a new one, or the
-    /// one this lane just stepped while its children are unpublished.
+    /// `h` is the header of a new task: nobody else can read or write it yet.
     #[inline(always)]
     pub(crate) unsafe fn store_header(&self, h: *mut Header, header: Header) {
         let Header {
@@ -103,8 +102,8 @@ impl Warp {
     }
 
     /// The header at `h`, read with two 16-byte loads (two memory requests where the fields'
-    /// own loads take three or four: the batch's headers are most of a fine-grained program's
-    /// L2 traffic, `docs/benchmarks.md`, eleventh session).
+    /// own loads take three or four, though those mostly hit the sector the first one brought
+    /// into L1: `docs/benchmarks.md`, eleventh session).
     ///
     /// # Safety
     ///
@@ -117,12 +116,13 @@ impl Warp {
         let ([kind, state, pending, queue_flags], [parent_reserved, result_dst]) =
             unsafe { (a::ld_v4_u32(h.cast()), a::ld_v2_u64(h.cast::<u64>().add(2))) };
         // `Header`'s words in order (`layout.rs` asserts the offsets).
+        let (queue, flags) = split_queue_flags(queue_flags);
         Header {
             kind,
             state,
             pending,
-            queue: queue_flags as u16,
-            flags: (queue_flags >> 16) as u16,
+            queue,
+            flags,
             parent: parent_reserved as u32,
             reserved: (parent_reserved >> 32) as u32,
             result_dst,
@@ -196,6 +196,12 @@ impl Warp {
 #[inline(always)]
 pub(crate) const fn queue_flags(queue: u16, flags: u16) -> u32 {
     queue as u32 | (flags as u32) << 16
+}
+
+/// `queue` and `flags` out of a header's fourth word ([`queue_flags`]).
+#[inline(always)]
+pub(crate) const fn split_queue_flags(word: u32) -> (u16, u16) {
+    (word as u16, (word >> 16) as u16)
 }
 
 /// A spawn's parent field: the spawner's slot, or [`NONE`] in a program without joins (whose
