@@ -15,36 +15,49 @@ pub fn fib(n: u32) -> u64 {
 
 /// Counts the completions of an N-Queens board with `cols`/`diag1`/`diag2` occupied (bitmasks,
 /// row by row), without recursion so it is safe on the GPU's small stack.
+///
+/// The row being filled lives in registers (its occupied columns and diagonals, and the
+/// candidates not tried yet); only the rows above it are on the stack, one entry each, written
+/// when the search descends and read when it backtracks. The last row is counted with one
+/// `count_ones` instead of a step per square. On the GPU the stack is per-lane local memory,
+/// and the lanes of a batch search unequal subtrees, so each store is a memory request of its
+/// own that ends in L2: this form makes one store per board placed below the last row, where a
+/// stack holding the current row too made two per board and one per last-row square
+/// (`docs/benchmarks.md`, twelfth session).
 #[must_use]
 pub fn nqueens_count(n: u32, row: u32, cols: u32, diag1: u32, diag2: u32) -> u64 {
     if row == n {
         return 1;
     }
     let all = (1u32 << n) - 1;
-    // An explicit stack of (cols, d1, d2, free) per row: at most 32 rows.
+    // Depth (rows below `row`) of the last row: at most 31.
+    let last = (n - row - 1) as usize;
     let mut stack = [(0u32, 0u32, 0u32, 0u32); 32];
     let mut depth = 0usize;
-    stack[0] = (cols, diag1, diag2, all & !(cols | diag1 | diag2));
-    let rows_left = (n - row) as usize;
+    let (mut c, mut d1, mut d2) = (cols, diag1, diag2);
+    let mut free = all & !(c | d1 | d2);
     let mut count = 0u64;
     loop {
-        let (c, d1, d2, free) = stack[depth];
+        if depth == last {
+            // Every free square of the last row completes a board.
+            count += u64::from(free.count_ones());
+            free = 0;
+        }
         if free == 0 {
             if depth == 0 {
                 return count;
             }
             depth -= 1;
+            (c, d1, d2, free) = stack[depth];
             continue;
         }
         let bit = free & free.wrapping_neg();
-        stack[depth].3 = free ^ bit;
-        if depth + 1 == rows_left {
-            count += 1;
-            continue;
-        }
-        let (nc, nd1, nd2) = (c | bit, ((d1 | bit) << 1) & all, (d2 | bit) >> 1);
+        stack[depth] = (c, d1, d2, free ^ bit);
         depth += 1;
-        stack[depth] = (nc, nd1, nd2, all & !(nc | nd1 | nd2));
+        c |= bit;
+        d1 = ((d1 | bit) << 1) & all;
+        d2 = (d2 | bit) >> 1;
+        free = all & !(c | d1 | d2);
     }
 }
 
