@@ -235,3 +235,33 @@ fn start_on_the_cpu_finishes_and_run_with_refuses_a_pause_token() {
         other => panic!("run_with with a pause token: {other:?}"),
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The leaf merge of cilksort and mergesort (its element-by-element head and tail and its
+    /// four-at-a-time middle, at every alignment of the output) against the sorted inputs.
+    #[test]
+    fn seq_merge_merges(
+        mut x in proptest::collection::vec(0u32..64, 0..300),
+        mut y in proptest::collection::vec(0u32..64, 0..300),
+        offset in 0usize..4,
+    ) {
+        x.sort_unstable();
+        y.sort_unstable();
+        let mut expected: Vec<u32> = x.iter().chain(&y).copied().collect();
+        expected.sort_unstable();
+        let n = x.len() + y.len();
+        let mut buf = vec![u32::MAX; offset + n];
+        // SAFETY: the vectors outlive the slices, which do not overlap.
+        let (xs, ys, out) = unsafe {
+            (
+                gtap::Slice::from_raw_parts(x.as_mut_ptr(), x.len()),
+                gtap::Slice::from_raw_parts(y.as_mut_ptr(), y.len()),
+                gtap::Slice::from_raw_parts(buf.as_mut_ptr().add(offset), n),
+            )
+        };
+        gtap_examples::apps::seq::merge(xs, ys, out);
+        prop_assert_eq!(&buf[offset..], &expected[..]);
+    }
+}

@@ -112,24 +112,88 @@ fn sift_down(a: Slice<u32>, mut root: usize, end: usize) {
     }
 }
 
-/// Merges the sorted `x` and `y` into `out` (`out.len() == x.len() + y.len()`).
+/// Merges the sorted `x` and `y` into `out` (`out.len() == x.len() + y.len()`); on ties `x`'s
+/// element comes first.
+///
+/// Written for a GPU lane, where each memory instruction of a lane is a request of its own (the
+/// lanes of a batch merge different arrays): the heads of `x` and `y` stay in registers, so an
+/// element taken costs one load, and while both inputs have more than four elements left the
+/// output goes out four at a time, in one 16-byte store once `out` is 16-aligned
+/// (`docs/benchmarks.md`, twelfth session).
 pub fn merge(x: Slice<u32>, y: Slice<u32>, out: Slice<u32>) {
+    let (nx, ny) = (x.len(), y.len());
+    assert!(
+        out.len() == nx + ny,
+        "merge: out has {} elements, x and y {} together",
+        out.len(),
+        nx + ny
+    );
     let (mut i, mut j, mut k) = (0, 0, 0);
-    while i < x.len() && j < y.len() {
-        let (a, b) = (x.get(i), y.get(j));
-        if a <= b {
-            out.set(k, a);
-            i += 1;
-        } else {
-            out.set(k, b);
-            j += 1;
+    if nx > 0 && ny > 0 {
+        let (mut a, mut b) = (x.get(0), y.get(0));
+        // Takes the smaller head (`x`'s on ties) and loads the next element of its input;
+        // the caller makes sure that input has one.
+        macro_rules! take {
+            () => {
+                if a <= b {
+                    let v = a;
+                    i += 1;
+                    // SAFETY: the callers check that `i` is still below `nx` here.
+                    a = unsafe { x.get_unchecked(i) };
+                    v
+                } else {
+                    let v = b;
+                    j += 1;
+                    // SAFETY: as above, `j` below `ny`.
+                    b = unsafe { y.get_unchecked(j) };
+                    v
+                }
+            };
         }
-        k += 1;
+        let aligned = |k: usize| (out.as_ptr().wrapping_add(k) as usize).is_multiple_of(16);
+        // Element by element until `out[k]` is 16-aligned.
+        while i + 1 < nx && j + 1 < ny && !aligned(k) {
+            out.set(k, take!());
+            k += 1;
+        }
+        // Four at a time: with more than four elements left in each input, no step exhausts
+        // one (so every load above is in bounds).
+        if aligned(k) {
+            while i + 4 < nx && j + 4 < ny {
+                let v = Aligned4([take!(), take!(), take!(), take!()]);
+                // SAFETY: k = i + j before the four steps, when i + 4 < nx and j + 4 < ny, so
+                // k + 4 < nx + ny = out.len(); out[k] is 16-aligned (checked above, and k
+                // moves by 4).
+                unsafe { out.as_ptr().add(k).cast::<Aligned4>().write(v) };
+                k += 4;
+            }
+        }
+        // The rest element by element while both inputs last; `a` and `b` are their heads.
+        while i < nx && j < ny {
+            if a <= b {
+                out.set(k, a);
+                i += 1;
+                if i < nx {
+                    a = x.get(i);
+                }
+            } else {
+                out.set(k, b);
+                j += 1;
+                if j < ny {
+                    b = y.get(j);
+                }
+            }
+            k += 1;
+        }
     }
-    out.copy_from(k, x, i, x.len() - i);
-    k += x.len() - i;
-    out.copy_from(k, y, j, y.len() - j);
+    out.copy_from(k, x, i, nx - i);
+    k += nx - i;
+    out.copy_from(k, y, j, ny - j);
 }
+
+/// Four `u32` written with one 16-byte store ([`merge`]).
+#[repr(C, align(16))]
+struct Aligned4([u32; 4]);
 
 /// The first index of `y` whose element is `>= v` (`y` sorted).
 #[must_use]
