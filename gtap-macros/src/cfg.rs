@@ -16,6 +16,7 @@
 //!
 //! Refs: rustc `rustc_mir_build` (lowering of `for`/`while`), `rustc_mir_dataflow` (def/use).
 
+mod address;
 mod diverge;
 mod immutable;
 mod jumps;
@@ -175,6 +176,9 @@ pub(crate) struct Body {
     /// them in its block, as in [`WaitPoint::path`]. They have no nodes, and the lowering
     /// drops them (see [`Body::prune`]).
     pub(crate) dead: Vec<Vec<(usize, PathStep)>>,
+    /// The names whose address the body may take and keep (`address.rs`): an outer local of
+    /// such a name is not saved at the `let` that hides it.
+    pub(crate) address_taken: std::collections::BTreeSet<String>,
 }
 
 impl Body {
@@ -320,6 +324,7 @@ pub(crate) fn build(cx: &mut Ctxt, markers: &[Marker], params: &[Param], block: 
             waits: Vec::new(),
             spawn_target: vec![None; markers.len()],
             dead: Vec::new(),
+            address_taken: address::address_taken(block),
         },
         cur: None,
         scopes: vec![Vec::new()],

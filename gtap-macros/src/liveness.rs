@@ -390,8 +390,10 @@ fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<Lo
 /// a wait saves (live after it, not joined there, not a parameter that stays in `args`, not
 /// a result whose field holds it) but that a `let` of a nested block hides at the wait is
 /// saved right before that `let` instead. Nothing can change it in between: no code in the
-/// hider's scope can name it. A hider bound by a pattern (a `match` arm, `if let`, `for`)
-/// has no statement to put the save before: that stays the error of [`report`].
+/// hider's scope can name it, and a local whose address the body may take
+/// ([`Body::address_taken`]) is not saved this way (a write through that address would be
+/// lost). A hider bound by a pattern (a `match` arm, `if let`, `for`) has no statement to put
+/// the save before: that stays the error of [`report`], as does a borrowed local.
 fn hidden_saves(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
     for (w, wait) in body.waits.iter().enumerate() {
         let mut at_hider = BitSet::default();
@@ -403,7 +405,8 @@ fn hidden_saves(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
             let Some(hider) = hidden_at(body, wait, l) else {
                 continue;
             };
-            if saved && body.locals[hider.0].let_path.is_some() {
+            let address_taken = body.address_taken.contains(&decl.ident.to_string());
+            if saved && body.locals[hider.0].let_path.is_some() && !address_taken {
                 at_hider.insert(l);
                 if !info.hider_saves.contains(&(hider, l)) {
                     info.hider_saves.push((hider, l));
@@ -614,14 +617,20 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                     (decl.param.is_none() || decl.mutable) && !info.unsaved_results[w].contains(l);
                 if saved && !info.saved_at_hider[w].contains(l) && !reported.contains(l) {
                     reported.insert(l);
-                    cx.error_at(
-                        body.locals[hider.0].ident.span(),
+                    let message = if body.locals[hider.0].let_path.is_some() {
+                        format!(
+                            "this `{}` hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and the outer one's address is taken in this function (`&`, `&mut`, a raw pointer or a `.._mut()` method): it would be saved where this `let` runs, and a write through that address before the taskwait!() would be lost; rename one of them",
+                            name(l),
+                            name(l)
+                        )
+                    } else {
                         format!(
                             "this `{}` (a pattern's binding) hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and a taskwait!() saves the locals it can name: rename one of them",
                             name(l),
                             name(l)
-                        ),
-                    );
+                        )
+                    };
+                    cx.error_at(body.locals[hider.0].ident.span(), message);
                 }
             }
             if let Some(span) = decl.cfg {

@@ -288,6 +288,40 @@ fn hidden_outer_local_is_saved_at_its_hider() {
 }
 
 #[test]
+fn hidden_outer_local_whose_address_is_taken_is_an_error() {
+    // Saved where the inner `let` runs, the outer `x` would miss the write through `p` made
+    // before the join: the rename error stays, for every way to take and keep its address.
+    for take in [
+        quote!(let p = &mut x;),
+        quote!(let p = &raw mut x;),
+        quote!(let p = core::ptr::addr_of_mut!(x);),
+        quote!(let p = x.as_mut_ptr();),
+        quote!(let p = x.iter_mut();),
+        quote!(let p = &mut x[0];),
+    ] {
+        let e = errors(quote! {
+            fn f(n: u32) -> u32 {
+                let mut x = [n; 2];
+                #take
+                {
+                    let x = 5u32;
+                    let _ = &p;
+                    let a = task!(g(x));
+                    taskwait!();
+                    let _ = a;
+                }
+                x[0]
+            }
+        });
+        assert_eq!(e.len(), 1, "{take}: {e:?}");
+        assert!(
+            e[0].contains("hides an outer `x`") && e[0].contains("address is taken"),
+            "{take}: {e:?}"
+        );
+    }
+}
+
+#[test]
 fn hidden_by_a_pattern_is_an_error() {
     let e = errors(quote! {
         fn f(n: u32, o: Option<u32>) -> u32 {
