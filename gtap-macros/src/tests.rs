@@ -298,6 +298,7 @@ fn hidden_outer_local_whose_address_is_taken_is_an_error() {
         quote!(let p = x.as_mut_ptr();),
         quote!(let p = x.iter_mut();),
         quote!(let p = &mut x[0];),
+        quote!(let mut p = || x[0] += 1;),
     ] {
         let e = errors(quote! {
             fn f(n: u32) -> u32 {

@@ -8,13 +8,14 @@
 //!
 //! Syntactic and by name, so conservative: an operand of `&`, `&mut` or `&raw` (also through
 //! field and index projections, `&mut x.0`, `&x[i]`), the first argument of `addr_of!` and
-//! `addr_of_mut!`, and the receiver of a method whose name says it hands out a mutable
+//! `addr_of_mut!`, the receiver of a method whose name says it hands out a mutable
 //! reference or a pointer (`..._mut`, `as_ptr`, `as_mut_ptr`), which autoref may take
-//! (`x.iter_mut()`, `x.as_mut_ptr()`).
+//! (`x.iter_mut()`, `x.as_mut_ptr()`), and every name a closure without `move` mentions (it
+//! may capture the local by reference and write it when called).
 
 use std::collections::BTreeSet;
 
-use syn::{visit::Visit, Block, Expr, ExprMacro};
+use syn::{visit::Visit, Block, Expr, ExprClosure, ExprMacro, ExprPath};
 
 /// The names of [the module doc](self) in `block`.
 pub(crate) fn address_taken(block: &Block) -> BTreeSet<String> {
@@ -26,6 +27,8 @@ pub(crate) fn address_taken(block: &Block) -> BTreeSet<String> {
 #[derive(Default)]
 struct Finder {
     names: BTreeSet<String>,
+    /// Inside a closure without `move`: every name counts.
+    in_borrowing_closure: bool,
 }
 
 impl Finder {
@@ -59,6 +62,22 @@ impl<'a> Visit<'a> for Finder {
             _ => {}
         }
         syn::visit::visit_expr(self, e);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'a ExprClosure) {
+        let outer = self.in_borrowing_closure;
+        self.in_borrowing_closure |= c.capture.is_none();
+        syn::visit::visit_expr_closure(self, c);
+        self.in_borrowing_closure = outer;
+    }
+
+    fn visit_expr_path(&mut self, p: &'a ExprPath) {
+        if self.in_borrowing_closure {
+            if let Some(i) = p.path.get_ident() {
+                self.names.insert(i.to_string());
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
     }
 
     fn visit_expr_macro(&mut self, m: &'a ExprMacro) {
