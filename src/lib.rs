@@ -42,7 +42,7 @@ pub mod __private {
 macro_rules! task {
     ($($t:tt)*) => {
         ::core::compile_error!(
-            "task!(..) can only be used as a statement directly inside a #[gtap::function]"
+            "task!(..) can only be used as a statement directly inside a #[gtap::function], written in its body: the attribute rewrites the body before other macros expand, so it never sees a task!(..) that a macro_rules! expands to"
         )
     };
 }
@@ -55,7 +55,7 @@ macro_rules! task {
 macro_rules! taskwait {
     ($($t:tt)*) => {
         ::core::compile_error!(
-            "taskwait!(..) can only be used as a statement directly inside a #[gtap::function]"
+            "taskwait!(..) can only be used as a statement directly inside a #[gtap::function], written in its body: the attribute rewrites the body before other macros expand, so it never sees a taskwait!() that a macro_rules! expands to"
         )
     };
 }

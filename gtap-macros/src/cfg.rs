@@ -16,6 +16,7 @@
 //!
 //! Refs: rustc `rustc_mir_build` (lowering of `for`/`while`), `rustc_mir_dataflow` (def/use).
 
+mod address;
 mod diverge;
 mod immutable;
 mod jumps;
@@ -80,6 +81,12 @@ pub(crate) struct LocalDecl {
     /// Declared by a statement under `#[cfg]`/`#[cfg_attr]`: where. Such a local may not be
     /// live across a wait (the save and restore would name it where it is compiled out).
     pub(crate) cfg: Option<Span>,
+    /// Declared by a `let` statement or by its spawn (`let x = task!(..)`): the path to that
+    /// statement, as in [`WaitPoint::path`] (its last entry is the statement's index). `None`
+    /// for parameters and the bindings of arm, `if let`, `while let` and `for` patterns. The
+    /// lowering saves an outer local that this one hides right before it
+    /// (`crate::lower::hidden`).
+    pub(crate) let_path: Option<Vec<(usize, PathStep)>>,
 }
 
 /// What a node does besides its uses and defs.
@@ -169,6 +176,9 @@ pub(crate) struct Body {
     /// them in its block, as in [`WaitPoint::path`]. They have no nodes, and the lowering
     /// drops them (see [`Body::prune`]).
     pub(crate) dead: Vec<Vec<(usize, PathStep)>>,
+    /// The names whose address the body may take and keep (`address.rs`): an outer local of
+    /// such a name is not saved at the `let` that hides it.
+    pub(crate) address_taken: std::collections::BTreeSet<String>,
 }
 
 impl Body {
@@ -314,6 +324,7 @@ pub(crate) fn build(cx: &mut Ctxt, markers: &[Marker], params: &[Param], block: 
             waits: Vec::new(),
             spawn_target: vec![None; markers.len()],
             dead: Vec::new(),
+            address_taken: address::address_taken(block),
         },
         cur: None,
         scopes: vec![Vec::new()],
@@ -391,6 +402,7 @@ impl Builder<'_> {
             closure: None,
             borrowing_closure: None,
             cfg: None,
+            let_path: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.push(id);
@@ -516,6 +528,9 @@ impl Builder<'_> {
                 // A `let` without `else` cannot be refutable: every name in it binds.
                 let irrefutable = local.init.as_ref().is_none_or(|i| i.diverge.is_none());
                 let defs = self.bind(&local.pat, borrow, irrefutable);
+                for (l, _) in &defs {
+                    self.body.locals[l.0].let_path = Some(self.path.clone());
+                }
                 if local.init.is_none() {
                     for (l, _) in &defs {
                         self.body.locals[l.0].no_value = true;
@@ -576,6 +591,7 @@ impl Builder<'_> {
                     Target::Let { ident, mutable, .. } => {
                         let l = self.declare(ident.clone(), *mutable, None);
                         self.body.locals[l.0].declared_by_spawn = true;
+                        self.body.locals[l.0].let_path = Some(self.path.clone());
                         Some(l)
                     }
                     Target::Assign { ident } | Target::Place { root: ident, .. } => {
@@ -974,7 +990,10 @@ impl Builder<'_> {
 
 /// The block that `path` (statement index and step per level, as in [`WaitPoint::path`])
 /// leads to from `block`.
-fn block_at<'b>(block: &'b mut Block, path: &[(usize, PathStep)]) -> Option<&'b mut Block> {
+pub(crate) fn block_at<'b>(
+    block: &'b mut Block,
+    path: &[(usize, PathStep)],
+) -> Option<&'b mut Block> {
     let Some((&(idx, step), inner)) = path.split_first() else {
         return Some(block);
     };

@@ -98,6 +98,13 @@ pub(crate) struct LivenessInfo {
     /// so the code after the wait reads them only after a later join, and their resume state
     /// does not restore them (the field would be read before any child wrote it).
     pub(crate) unset_results: Vec<BitSet>,
+    /// Per wait, the locals it would save that a nested block's `let` of the same name hides
+    /// there (`let x = ..; { let x = ..; taskwait!(); } x`): the wait cannot name them, so the
+    /// lowering saves each right before the `let` that hides it ([`Self::hider_saves`]).
+    pub(crate) saved_at_hider: Vec<BitSet>,
+    /// `(hider, hidden)`: save `hidden` right before the `let` (or spawn) that declares
+    /// `hider`, see `crate::lower::hidden`.
+    pub(crate) hider_saves: Vec<(LocalId, LocalId)>,
 }
 
 #[derive(Clone)]
@@ -329,9 +336,12 @@ pub(crate) fn analyze(cx: &mut Ctxt, body: &Body) -> LivenessInfo {
         joined: body.waits.iter().map(|w| must_at(w.node.0)).collect(),
         unsaved_results: Vec::new(),
         unset_results: Vec::new(),
+        saved_at_hider: Vec::new(),
+        hider_saves: Vec::new(),
     };
     let info = keep_loop_outer(body, info);
     let info = unsaved_results(body, &input, info);
+    let info = hidden_saves(body, info);
     report(cx, body, &input, &info);
     info
 }
@@ -374,6 +384,38 @@ fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<Lo
         .flatten()
         .copied()
         .find(|m| m.0 > l.0 && body.locals[m.0].ident == *ident)
+}
+
+/// Fills [`LivenessInfo::saved_at_hider`] and [`LivenessInfo::hider_saves`]: a local that
+/// a wait saves (live after it, not joined there, not a parameter that stays in `args`, not
+/// a result whose field holds it) but that a `let` of a nested block hides at the wait is
+/// saved right before that `let` instead. Nothing can change it in between: no code in the
+/// hider's scope can name it, and a local whose address the body may take
+/// ([`Body::address_taken`]) is not saved this way (a write through that address would be
+/// lost). A hider bound by a pattern (a `match` arm, `if let`, `for`) has no statement to put
+/// the save before: that stays the error of [`report`], as does a borrowed local.
+fn hidden_saves(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
+    for (w, wait) in body.waits.iter().enumerate() {
+        let mut at_hider = BitSet::default();
+        for l in info.live_after[w].iter() {
+            let decl = &body.locals[l.0];
+            let saved = !info.joined[w].contains(l)
+                && (decl.param.is_none() || decl.mutable)
+                && !info.unsaved_results[w].contains(l);
+            let Some(hider) = hidden_at(body, wait, l) else {
+                continue;
+            };
+            let address_taken = body.address_taken.contains(&decl.ident.to_string());
+            if saved && body.locals[hider.0].let_path.is_some() && !address_taken {
+                at_hider.insert(l);
+                if !info.hider_saves.contains(&(hider, l)) {
+                    info.hider_saves.push((hider, l));
+                }
+            }
+        }
+        info.saved_at_hider.push(at_hider.normalized());
+    }
+    info
 }
 
 /// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write (or
@@ -573,16 +615,22 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
             if let Some(hider) = hidden_at(body, wait, l) {
                 let saved =
                     (decl.param.is_none() || decl.mutable) && !info.unsaved_results[w].contains(l);
-                if saved && !reported.contains(l) {
+                if saved && !info.saved_at_hider[w].contains(l) && !reported.contains(l) {
                     reported.insert(l);
-                    cx.error_at(
-                        body.locals[hider.0].ident.span(),
+                    let message = if body.locals[hider.0].let_path.is_some() {
                         format!(
-                            "this `{}` hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and the macro saves locals by their names: rename one of them",
+                            "this `{}` hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and the outer one's address is taken in this function (`&`, `&mut`, a raw pointer or a `.._mut()` method): it would be saved where this `let` runs, and a write through that address before the taskwait!() would be lost; rename one of them",
                             name(l),
                             name(l)
-                        ),
-                    );
+                        )
+                    } else {
+                        format!(
+                            "this `{}` (a pattern's binding) hides an outer `{}` that must be kept across a taskwait!() in this scope (it is read after the scope ends), and a taskwait!() saves the locals it can name: rename one of them",
+                            name(l),
+                            name(l)
+                        )
+                    };
+                    cx.error_at(body.locals[hider.0].ident.span(), message);
                 }
             }
             if let Some(span) = decl.cfg {

@@ -33,6 +33,7 @@
 //! back into its `args` element. The field types are generic and inferred by rustc from the
 //! `save`/`spawn` calls in the step function.
 
+mod hidden;
 mod stored;
 
 use crate::{
@@ -94,6 +95,7 @@ pub(crate) fn lower(
 ) -> StateMachine {
     let mut block = block.clone();
     body.prune(&mut block);
+    hidden::tag(&mut block, body, info);
     // The body's own items (`fn`, `const`, `struct`, ..) go first, once, where every state
     // sees them: a state emits only the statements after its wait. Each leaves an empty item
     // behind, so that statement indices (the waits' paths) stay as they are.
@@ -536,7 +538,17 @@ impl Lower<'_> {
         let mut parts = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             match placeholder_id(s).and_then(|id| self.markers.get(id).map(|m| (id, m))) {
-                Some((id, Marker::Spawn(sp))) => parts.push((None, self.spawn(id, sp))),
+                Some((id, Marker::Spawn(sp))) => {
+                    let saves = match (
+                        self.body.spawn_target.get(id).copied().flatten(),
+                        &sp.target,
+                    ) {
+                        (Some(l), Target::Let { .. }) => self.hidden_saves(l),
+                        _ => TokenStream::new(),
+                    };
+                    let spawn = self.spawn(id, sp);
+                    parts.push((None, quote!(#saves #spawn)));
+                }
                 Some((id, Marker::Wait(w))) => {
                     parts.push((None, self.wait(id, w)));
                     return without_unnamed_decls(parts);
@@ -605,6 +617,11 @@ impl Lower<'_> {
     }
 
     fn stmt(&self, s: &Stmt) -> TokenStream {
+        if let Some((s, hider)) = hidden::take_tag(s) {
+            let saves = self.hidden_saves(hider);
+            let s = self.stmt(&s);
+            return quote!(#saves #s);
+        }
         if let Stmt::Local(local) = s {
             if local.init.is_none() && self.only_receives_results(&local.pat) {
                 // `let v;` / `let (a, b): (T, U);` whose every write is a `v = task!(..)`: the
@@ -773,6 +790,23 @@ impl Lower<'_> {
         }
     }
 
+    /// The saves of the outer locals that `hider`'s `let` hides at a later wait, for right
+    /// before that `let` (see [`hidden`]).
+    fn hidden_saves(&self, hider: LocalId) -> TokenStream {
+        let mut out = TokenStream::new();
+        for l in hidden::hidden_by(self.info, hider) {
+            if self.spawned.borrow().contains(l) {
+                // Declared by its spawn in this state's code: its child writes its field.
+                continue;
+            }
+            let id = &self.body.locals[l.0].ident;
+            let place = self.place(l);
+            let call = quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
+            out.extend(quote!(unsafe { #call };));
+        }
+        out
+    }
+
     fn wait(&self, id: usize, w: &Wait) -> TokenStream {
         let Some(wi) = self.body.waits.iter().position(|p| p.marker == id) else {
             return TokenStream::new();
@@ -789,6 +823,10 @@ impl Lower<'_> {
             }
             if self.info.unsaved_results[wi].contains(l) {
                 // Its field holds its value already (see `Body::only_task_writes`).
+                continue;
+            }
+            if self.info.saved_at_hider[wi].contains(l) {
+                // Hidden here by a `let` of its name: saved right before that `let`.
                 continue;
             }
             if self.spawned.borrow().contains(l) {

@@ -159,6 +159,18 @@ fn keep_attr(attr: &Attribute) -> bool {
         .any(|name| attr.path().is_ident(name))
 }
 
+/// `attr` as an outer attribute. syn's `ItemFn` holds the inner attributes of the body's
+/// block (`fn f() { //! doc`, `#![allow(..)]`) in `attrs` with the outer ones; they apply to
+/// the function as the outer ones do, but the marker and the step function that receive the
+/// kept ones take them only in outer form (an inner one after an outer one is rustc's "an
+/// inner attribute is not permitted following an outer attribute", spanned at the user's
+/// attribute).
+fn as_outer(attr: &Attribute) -> Attribute {
+    let mut attr = attr.clone();
+    attr.style = syn::AttrStyle::Outer;
+    attr
+}
+
 /// What in a parameter or return type cannot cross into a child's task-data struct.
 enum Borrowed<'t> {
     /// `&T` or `&mut T`: the whole type, or inside it without `'static` (`Option<&T>`,
@@ -320,7 +332,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
     let mut attrs = Vec::new();
     for attr in &f.attrs {
         if keep_attr(attr) {
-            attrs.push(attr.clone());
+            attrs.push(as_outer(attr));
         } else {
             let name = attr.path().get_ident().map_or_else(
                 || attr.path().to_token_stream().to_string(),
