@@ -387,8 +387,7 @@ fn hidden_at(body: &Body, wait: &crate::cfg::WaitPoint, l: LocalId) -> Option<Lo
 }
 
 /// Fills [`LivenessInfo::saved_at_hider`] and [`LivenessInfo::hider_saves`]: a local that
-/// a wait saves (live after it, not joined there, not a parameter that stays in `args`, not
-/// a result whose field holds it) but that a `let` of a nested block hides at the wait is
+/// a wait saves ([`saved_at_wait`]) but that a `let` of a nested block hides at the wait is
 /// saved right before that `let` instead. Nothing can change it in between: no code in the
 /// hider's scope can name it, and a local whose address the body may take
 /// ([`Body::address_taken`]) is not saved this way (a write through that address would be
@@ -399,9 +398,7 @@ fn hidden_saves(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
         let mut at_hider = BitSet::default();
         for l in info.live_after[w].iter() {
             let decl = &body.locals[l.0];
-            let saved = !info.joined[w].contains(l)
-                && (decl.param.is_none() || decl.mutable)
-                && !info.unsaved_results[w].contains(l);
+            let saved = saved_at_wait(body, &info, w, l);
             let Some(hider) = hidden_at(body, wait, l) else {
                 continue;
             };
@@ -416,6 +413,15 @@ fn hidden_saves(body: &Body, mut info: LivenessInfo) -> LivenessInfo {
         info.saved_at_hider.push(at_hider.normalized());
     }
     info
+}
+
+/// Whether wait `w` has to save local `l`, live after it, into its field: not joined there, not
+/// a parameter that stays in `args`, not a result whose field already holds it.
+fn saved_at_wait(body: &Body, info: &LivenessInfo, w: usize, l: LocalId) -> bool {
+    let decl = &body.locals[l.0];
+    !info.joined[w].contains(l)
+        && (decl.param.is_none() || decl.mutable)
+        && !info.unsaved_results[w].contains(l)
 }
 
 /// Fills [`LivenessInfo::unsaved_results`]: the live locals that only task results write (or
@@ -613,8 +619,7 @@ fn report(cx: &mut Ctxt, body: &Body, input: &[Option<Pending>], info: &Liveness
                 );
             }
             if let Some(hider) = hidden_at(body, wait, l) {
-                let saved =
-                    (decl.param.is_none() || decl.mutable) && !info.unsaved_results[w].contains(l);
+                let saved = saved_at_wait(body, info, w, l);
                 if saved && !info.saved_at_hider[w].contains(l) && !reported.contains(l) {
                     reported.insert(l);
                     let message = if body.locals[hider.0].let_path.is_some() {

@@ -799,12 +799,15 @@ impl Lower<'_> {
                 // Declared by its spawn in this state's code: its child writes its field.
                 continue;
             }
-            let id = &self.body.locals[l.0].ident;
-            let place = self.place(l);
-            let call = quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
-            out.extend(quote!(unsafe { #call };));
+            out.extend(self.save(l));
         }
         out
+    }
+
+    /// The statement that saves local `l` into its field.
+    fn save(&self, l: LocalId) -> TokenStream {
+        let call = save_call(&self.body.locals[l.0].ident, &self.place(l));
+        quote!(unsafe { #call };)
     }
 
     fn wait(&self, id: usize, w: &Wait) -> TokenStream {
@@ -834,10 +837,7 @@ impl Lower<'_> {
                 // child writes its field.
                 continue;
             }
-            let id = &decl.ident;
-            let place = self.place(l);
-            let call = quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
-            saves.extend(quote!(unsafe { #call };));
+            saves.extend(self.save(l));
         }
         let mut queue = w.queue.clone();
         if let Some(q) = &mut queue {
@@ -854,6 +854,11 @@ impl Lower<'_> {
             continue '__gtap_dispatch;
         }
     }
+}
+
+/// The call that stores local `id` into `place`, its field (unsafe: `place` is in the frame).
+fn save_call(id: &Ident, place: &TokenStream) -> TokenStream {
+    quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id))
 }
 
 /// `place` (fields and indexes over a local, see [`crate::markers::place_root`]) with its root

@@ -6,7 +6,7 @@
 //! assignment stores its value there too, `{ v = e; save(&raw mut (*frame).v, v) }`.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::quote;
 use syn::{visit_mut::VisitMut, Block, Expr, Pat, Stmt};
 
 /// Rewrites the assignments of the local declared by the one `let name;` (no value) of the
@@ -57,9 +57,7 @@ impl VisitMut for StoreAssigned {
                 if !self.active || !p.path.is_ident(&self.name) {
                     return;
                 }
-                let (id, place) = (&self.name, &self.place);
-                let store =
-                    quote_spanned!(id.span()=> ::gtap::__private::save(&raw mut #place, #id));
+                let store = super::save_call(&self.name, &self.place);
                 *e = Expr::Verbatim(quote!({ #a; unsafe { #store } }));
             }
             Expr::If(i) => match &mut *i.cond {
