@@ -257,7 +257,7 @@ fn hidden_outer_local_is_saved_at_its_hider() {
         }
     };
     assert_eq!(errors(item.clone()), Vec::<String>::new());
-    let (body, info) = analyzed(item);
+    let (body, info) = analyzed(item.clone());
     let name = |l: cfg::LocalId| body.locals[l.0].ident.to_string();
     // The outer `x` (the first local after `n`) is live across the wait, which sees the inner
     // one: the lowering saves the outer one right before the inner `let`.
@@ -265,22 +265,7 @@ fn hidden_outer_local_is_saved_at_its_hider() {
     assert_eq!(name(outer), "x");
     assert!(info.saved_at_hider[0].contains(outer));
     assert_eq!(info.hider_saves, vec![(cfg::LocalId(2), outer)]);
-    let code = crate::expand::expand(
-        TokenStream::new(),
-        quote! {
-            fn f(n: u32) -> u32 {
-                let x = n + 1;
-                {
-                    let x = x * 10;
-                    let a = task!(g(x));
-                    taskwait!();
-                    let _ = a + x;
-                }
-                x
-            }
-        },
-    )
-    .to_string();
+    let code = crate::expand::expand(TokenStream::new(), item).to_string();
     assert!(
         !code.contains("__gtap_hides"),
         "the tag is stripped: {code}"
