@@ -399,13 +399,27 @@ pub fn bsquares(base: u64) -> u64 {
     gtap::block::sum_u64(r + t)
 }
 
-/// A thread-level root joining two block-level children (mixed granularity).
+/// A `mut` parameter kept across the join, changed per thread: thread `t` adds `t` to its
+/// `base` before it spawns `square(base)`, so each thread needs its own copy of the arguments
+/// (`TaskFn::ARGS_READ_ONLY` is false, and the threads copy the spawner's on first entry; had
+/// they shared one, each would read another's `base` back). The block sums `b^2 + b` over
+/// `b = base + t`.
+#[gtap::function(block)]
+pub fn bshift(mut base: u64) -> u64 {
+    base += u64::from(gtap::block::thread_index());
+    let r = task!(square(base));
+    taskwait!();
+    gtap::block::sum_u64(r + base)
+}
+
+/// A thread-level root joining three block-level children (mixed granularity).
 #[gtap::function]
 pub fn mixed_root(n: u32, base: u64) -> u64 {
     let x = task!(bfib(n));
     let y = task!(bsquares(base));
+    let z = task!(bshift(3 * base));
     taskwait!();
-    x * 1_000_003 + y
+    (x * 1_000_003 + y) * 31 + z
 }
 
 /// What [`mixed_root`] returns on blocks of `threads` threads.
@@ -419,7 +433,8 @@ pub fn mixed_root_ref(n: u32, base: u64, threads: u64) -> u64 {
         }
     }
     let squares: u64 = (0..threads).map(|t| (base + t) * (base + t) + t).sum();
-    fib(n) * 1_000_003 + squares
+    let shifted: u64 = (0..threads).map(|t| 3 * base + t).map(|b| b * b + b).sum();
+    (fib(n) * 1_000_003 + squares) * 31 + shifted
 }
 
 /// A thread-level fib tree per thread, spawned by one block-level task: a deep thread-level
@@ -434,7 +449,7 @@ pub fn bfibs(n: u32) -> u64 {
 
 gtap::program!(pub BlockFib = [bfib]);
 gtap::program!(pub BlockFibs = [bfibs, fib]);
-gtap::program!(pub BlockMixed = [mixed_root, bfib, bsquares, square]);
+gtap::program!(pub BlockMixed = [mixed_root, bfib, bsquares, bshift, square]);
 
 gtap::kernel!(BlockFib);
 gtap::kernel!(BlockFibs);

@@ -61,6 +61,15 @@ pub fn frame_layout<F, const LIMIT: usize>(_p: *mut F) -> (usize, usize) {
     (core::mem::size_of::<F>(), core::mem::align_of::<F>())
 }
 
+/// `args` (the running task's [`Context::args`]) as a pointer to the task-data struct behind
+/// `frame`: the same type, inferred from the frame (a block-level step reads its arguments
+/// through it).
+#[inline(always)]
+#[must_use]
+pub fn args_frame<F>(_frame: *mut F, args: *mut u8) -> *mut F {
+    args.cast()
+}
+
 /// Writes the running task's result, unless it is discarded.
 ///
 /// # Safety

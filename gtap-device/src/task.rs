@@ -124,6 +124,11 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// Whether the task runs on a whole thread block (`#[gtap::function(block)]`) rather than
     /// on one thread. See [`crate::block`] for what a block-level body may do.
     const BLOCK: bool = false;
+    /// Whether no step of the task writes its arguments (`args`) after the spawn: no `mut`
+    /// parameter is kept across a `taskwait!()`. The threads of a block-level task then all
+    /// read the arguments the spawner wrote ([`Context::args`]) instead of a copy each.
+    /// `false` is always safe.
+    const ARGS_READ_ONLY: bool = false;
 
     /// Runs the task from its current resume state; see the module docs.
     ///
@@ -160,6 +165,13 @@ pub unsafe trait Context {
 
     /// The running task's frame.
     fn frame(&self) -> *mut u8;
+
+    /// The frame whose `args` the running task reads: [`Context::frame`], except on the
+    /// threads of a block-level task whose kind has [`TaskFn::ARGS_READ_ONLY`], which all read
+    /// the copy the spawner wrote. Only block-level steps call it.
+    fn args(&self) -> *mut u8 {
+        self.frame()
+    }
 
     /// Where the running task writes its result; null when the result is discarded.
     fn result_dst(&self) -> *mut u8;
@@ -202,6 +214,8 @@ pub unsafe trait Program: Copy + 'static {
     const BLOCKS: &'static [bool];
     /// Per kind, in the order of [`Program::KINDS`]: whether it contains a `taskwait!()`.
     const KIND_JOINS: &'static [bool];
+    /// Per kind, in the order of [`Program::KINDS`]: [`TaskFn::ARGS_READ_ONLY`].
+    const KIND_ARGS_READ_ONLY: &'static [bool];
     /// Whether any kind of the program is block-level: such a program runs on block-level
     /// workers (which also run its thread-level kinds, one per thread).
     const HAS_BLOCK: bool;
@@ -241,6 +255,21 @@ pub unsafe trait Program: Copy + 'static {
         false
     }
 
+    /// Whether `kind`'s steps never write its arguments after the spawn (`false` for kinds not
+    /// in the program).
+    #[must_use]
+    #[inline(always)]
+    fn args_read_only(kind: KindId) -> bool {
+        let mut i = 0;
+        while i < Self::KINDS.len() {
+            if Self::KINDS[i] == kind {
+                return Self::KIND_ARGS_READ_ONLY[i];
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// The name of `kind`, for error messages.
     #[must_use]
     fn name_of(kind: KindId) -> &'static str {
@@ -273,6 +302,12 @@ pub const fn name_of<T: TaskFn>(_: &T) -> &'static str {
 #[must_use]
 pub const fn joins_of<T: TaskFn>(_: &T) -> bool {
     T::JOINS
+}
+
+/// Whether the task function `f` never writes its arguments after the spawn.
+#[must_use]
+pub const fn args_read_only_of<T: TaskFn>(_: &T) -> bool {
+    T::ARGS_READ_ONLY
 }
 
 /// Whether the task function `f` is block-level (`#[gtap::function(block)]`).
@@ -358,6 +393,8 @@ macro_rules! program {
             const JOINS: bool = false $(|| $crate::task::joins_of(&$f))+;
             const BLOCKS: &'static [bool] = &[$($crate::task::block_of(&$f)),+];
             const KIND_JOINS: &'static [bool] = &[$($crate::task::joins_of(&$f)),+];
+            const KIND_ARGS_READ_ONLY: &'static [bool] =
+                &[$($crate::task::args_read_only_of(&$f)),+];
             const HAS_BLOCK: bool = false $(|| $crate::task::block_of(&$f))+;
 
             #[inline(always)]

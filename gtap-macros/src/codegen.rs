@@ -56,6 +56,29 @@ fn block_const(block: bool) -> TokenStream {
     }
 }
 
+/// A block-level function's `ARGS_READ_ONLY` (the trait's default, `false`, elsewhere: only
+/// block-level workers read it).
+fn args_read_only_const(block: bool, read_only: bool) -> TokenStream {
+    if block && read_only {
+        quote!(
+            const ARGS_READ_ONLY: bool = true;
+        )
+    } else {
+        TokenStream::new()
+    }
+}
+
+/// A block-level step's pointer to its arguments (`Context::args`), after the probe pass.
+fn args_pointer(block: bool) -> TokenStream {
+    if block {
+        quote!(
+            let __gtap_args = ::gtap::__private::args_frame(__gtap_frame, __gtap_ctx.args());
+        )
+    } else {
+        TokenStream::new()
+    }
+}
+
 fn arity(def: &TaskFnDef) -> TokenStream {
     let name = &def.ident;
     let n = proc_macro2::Literal::usize_unsuffixed(def.params.len());
@@ -94,6 +117,7 @@ pub(crate) fn items(
     sm: &StateMachine,
 ) -> TokenStream {
     let block = block_const(args.block);
+    let read_only = args_read_only_const(args.block, sm.args_read_only);
     let name = &def.ident;
     let name_str = name.to_string();
     let header = task_fn_header(def);
@@ -126,6 +150,7 @@ pub(crate) fn items(
     } else {
         quote!(<#fn_params #(#generics),*>)
     };
+    let args_ptr = args_pointer(args.block);
     let phantom = generic::frame_phantom(def);
     let body = &sm.body;
     // The user's `allow`/`warn`/`deny` on the function reach its body, now the step.
@@ -169,6 +194,7 @@ pub(crate) fn items(
             const CALLEES: &'static [::gtap::__private::KindId] =
                 &[#(#callees),*];
             #block
+            #read_only
 
             #[allow(
                 unused_mut,
@@ -193,6 +219,7 @@ pub(crate) fn items(
                     __gtap_ctx.report_layout(__gtap_size, __gtap_align);
                     return ::gtap::__private::Step::Done;
                 }
+                #args_ptr
                 let __gtap_result =
                     unsafe { ::gtap::__private::ResultSlot::<#out>::new(__gtap_ctx.result_dst()) };
                 #body

@@ -48,6 +48,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let sm = lower::lower(
                 &mut cx,
                 &def,
+                args.block,
                 &structured.body,
                 &structured.markers,
                 &graph,

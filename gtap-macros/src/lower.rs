@@ -32,6 +32,12 @@
 //! or receives a task result, in declaration order. A parameter saved across a wait is stored
 //! back into its `args` element. The field types are generic and inferred by rustc from the
 //! `save`/`spawn` calls in the step function.
+//!
+//! A block-level function reads its parameters that are not `mut` through `__gtap_args`
+//! (`Context::args`), the others through its thread's `__gtap_frame`. When no `mut` parameter
+//! is saved or joined at a wait (`StateMachine::args_read_only`, emitted as
+//! `TaskFn::ARGS_READ_ONLY`), no step writes `args` after the spawn, and all threads of the
+//! block read the one copy the spawner wrote instead of copying it first.
 
 mod hidden;
 mod stored;
@@ -68,6 +74,10 @@ pub(crate) struct StateMachine {
     pub(crate) type_fields: Vec<(Ident, Ident)>,
     /// Whether there is any wait (then the body is a dispatch loop).
     pub(crate) joins: bool,
+    /// No step writes `args` after the spawn: no `mut` parameter is saved or joined at a
+    /// wait. A block-level kind's threads then all read one copy of the arguments (see
+    /// [`Lower::args_place`]).
+    pub(crate) args_read_only: bool,
     /// The step function's code after the prologue.
     pub(crate) body: TokenStream,
 }
@@ -78,6 +88,9 @@ struct Lower<'a> {
     body: &'a Body,
     info: &'a LivenessInfo,
     fields: Vec<Field>,
+    /// A block-level function: its parameters that are not `mut` are read through
+    /// `__gtap_args` (`Context::args`), the others through its thread's `__gtap_frame`.
+    block: bool,
     /// The results declared by their spawn (`let a = task!(..)`) in the code emitted so far
     /// for the current state: they have no local in it (their child writes their field), so
     /// no wait after them in that code saves them.
@@ -88,6 +101,7 @@ struct Lower<'a> {
 pub(crate) fn lower(
     cx: &mut Ctxt,
     def: &TaskFnDef,
+    block_level: bool,
     block: &Block,
     markers: &[Marker],
     body: &Body,
@@ -154,6 +168,7 @@ pub(crate) fn lower(
         body,
         info,
         fields,
+        block: block_level,
         spawned: std::cell::RefCell::default(),
     };
     let joins = !body.waits.is_empty();
@@ -188,6 +203,7 @@ pub(crate) fn lower(
         fields: lw.fields,
         type_fields,
         joins,
+        args_read_only: args_read_only(body, info),
         body: code,
     }
 }
@@ -220,6 +236,20 @@ impl VisitMut for RewriteTyped {
         syn::visit_mut::visit_expr_mut(self, e);
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether no wait saves a `mut` parameter into `args`, or restores one from it: every
+/// parameter live after a wait (or joined there, its result written into `args`) is not `mut`.
+fn args_read_only(body: &Body, info: &LivenessInfo) -> bool {
+    let writes_args = |set: &BitSet| {
+        set.iter().any(|l| {
+            let decl = &body.locals[l.0];
+            decl.param.is_some() && decl.mutable
+        })
+    };
+    !(info.live_after.iter().any(writes_args)
+        || info.joined.iter().any(writes_args)
+        || info.saved_at_hider.iter().any(writes_args))
 }
 
 fn state_lit(wait: usize) -> syn::LitInt {
@@ -314,9 +344,14 @@ impl Lower<'_> {
 
     /// The place of local `l` in the task-data struct.
     fn place(&self, l: LocalId) -> TokenStream {
-        if let Some(i) = self.body.locals[l.0].param {
+        let decl = &self.body.locals[l.0];
+        if let Some(i) = decl.param {
             let i = syn::Index::from(i);
-            return quote!((*__gtap_frame).args.#i);
+            if decl.mutable {
+                return quote!((*__gtap_frame).args.#i);
+            }
+            let args = self.args_place();
+            return quote!(#args.#i);
         }
         match self.field(l) {
             Some(f) => {
@@ -324,6 +359,17 @@ impl Lower<'_> {
                 quote!((*__gtap_frame).#name)
             }
             None => quote!(()),
+        }
+    }
+
+    /// Where the step reads its arguments: a block-level function's threads read them through
+    /// `Context::args` (one copy for the block when `args` is read only), any other
+    /// function from its frame.
+    fn args_place(&self) -> TokenStream {
+        if self.block {
+            quote!((*__gtap_args).args)
+        } else {
+            quote!((*__gtap_frame).args)
         }
     }
 
@@ -351,9 +397,10 @@ impl Lower<'_> {
         let allow = (!self.body.waits.is_empty()).then(
             || quote!(#[allow(unused_variables, reason = "parameters read only after a join")]),
         );
+        let args = self.args_place();
         quote! {
             #allow
-            let (#(#pats,)*) = unsafe { (*__gtap_frame).args };
+            let (#(#pats,)*) = unsafe { #args };
             #code
             #end
         }

@@ -43,9 +43,12 @@
 //! - Every thread has read its batch entry before any thread spawns (a barrier): the block's
 //!   own entries sit at the tail the batch's spawns push to.
 //! - A joining block-level kind has one frame copy per thread (`block_frame_stride` bytes
-//!   each): on first entry threads `1..` copy the arguments from copy 0 before anyone runs.
-//!   Non-joining kinds share copy 0 (their frame is only read). Only thread 0 writes the
-//!   result.
+//!   each), for the locals each thread saves across a join. Its arguments: if no step writes
+//!   them ([`crate::task::TaskFn::ARGS_READ_ONLY`]: no `mut` parameter kept across a join),
+//!   every thread reads copy 0's, as the spawner wrote them, and the other copies' `args`
+//!   stay unused; otherwise threads `1..` copy them from copy 0 on first entry, before
+//!   anyone runs (a barrier). Non-joining kinds share copy 0 (their frame is only read).
+//!   Only thread 0 writes the result.
 
 use core::marker::PhantomData;
 use core::ptr::null_mut;
@@ -134,6 +137,9 @@ struct Thread<'w> {
     /// This thread's warp's pool view (work first).
     pool: &'w Warp,
     batch: &'w Batch,
+    /// The frame whose `args` the step reads ([`Context::args`]): copy 0 for a joining
+    /// block-level kind whose arguments are read only, else the thread's frame.
+    args: *mut u8,
 }
 
 impl<P> Ctx<'_, P, Thread<'_>> {
@@ -182,6 +188,11 @@ unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
             ctx.spawned += 1;
             w.frame(slot)
         }
+    }
+
+    #[inline(always)]
+    fn args(ctx: &Ctx<'_, P, Self>) -> *mut u8 {
+        ctx.ext.args
     }
 
     #[inline(always)]
@@ -579,16 +590,23 @@ pub unsafe fn block_worker<
                 let kind = (*h).kind;
                 let state = (*h).state;
                 let mut frame = h.cast::<u8>().add(HEADER_BYTES as usize);
+                let mut args = frame;
                 let mut dst = (*h).result_dst as *mut u8;
                 if block_mode {
                     if P::kind_joins(kind) {
                         let mine = frame.add(t as usize * frame_stride);
-                        if state == 0 && t > 0 {
-                            copy_frame(frame, mine, frame_stride);
+                        if !P::args_read_only(kind) {
+                            // A step may write its arguments: each thread its own copy.
+                            if state == 0 && t > 0 {
+                                copy_frame(frame, mine, frame_stride);
+                            }
+                            // Copies done before thread 0 writes its own copy.
+                            a::bar_sync();
+                            args = mine;
                         }
+                        // Read only: every thread reads copy 0's arguments, which no step
+                        // writes (its other fields are thread 0's), so no copy, no barrier.
                         frame = mine;
-                        // Copies done before thread 0 writes its own copy.
-                        a::bar_sync();
                     }
                     if t != 0 {
                         dst = null_mut();
@@ -603,6 +621,7 @@ pub unsafe fn block_worker<
                     dst,
                     spawned: 0,
                     ext: Thread {
+                        args,
                         pool: &pool,
                         batch: if block_mode {
                             &batch_block

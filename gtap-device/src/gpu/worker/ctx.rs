@@ -52,11 +52,17 @@ pub(super) unsafe trait StepLoop<P>: Sized {
 
     /// [`Context::wait`] for the step `ctx` runs.
     fn wait(ctx: &mut Ctx<'_, P, Self>, resume_state: u32, queue: u32) -> bool;
+
+    /// [`Context::args`] for the step `ctx` runs: its frame, unless the loop says otherwise.
+    #[inline(always)]
+    fn args(ctx: &Ctx<'_, P, Self>) -> *mut u8 {
+        ctx.frame
+    }
 }
 
 // SAFETY: `frame` is the running task's frame, in a 16-aligned slot of at least every kind's
 // layout (the host sizes slots from the probe pass; `block.rs` gives a joining block-level
-// kind one copy per thread); a suspended task is resumed once, by its last child, after the
+// kind one copy per thread, and `args` the copy whose arguments it reads); a suspended task is resumed once, by its last child, after the
 // acquire pattern of `join.rs`; `spawn_raw` and `wait` are the loop's ([`StepLoop`]'s
 // contract).
 unsafe impl<P: Program, L: StepLoop<P>> Context for Ctx<'_, P, L> {
@@ -68,6 +74,11 @@ unsafe impl<P: Program, L: StepLoop<P>> Context for Ctx<'_, P, L> {
     #[inline(always)]
     fn frame(&self) -> *mut u8 {
         self.frame
+    }
+
+    #[inline(always)]
+    fn args(&self) -> *mut u8 {
+        L::args(self)
     }
 
     #[inline(always)]
