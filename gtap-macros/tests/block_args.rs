@@ -88,13 +88,25 @@ gtap::program!(
 
 #[test]
 fn read_only_arguments_are_the_ones_no_step_writes() {
-    assert!(<reads_after_join as TaskFn>::ARGS_READ_ONLY);
-    assert!(!<mut_kept as TaskFn>::ARGS_READ_ONLY);
-    assert!(<mut_not_kept as TaskFn>::ARGS_READ_ONLY);
-    assert!(!<mut_joined as TaskFn>::ARGS_READ_ONLY);
-    assert!(<pattern_mut as TaskFn>::ARGS_READ_ONLY);
-    assert!(<no_join as TaskFn>::ARGS_READ_ONLY);
-    assert!(!<thread_level as TaskFn>::ARGS_READ_ONLY);
+    let got = [
+        ("reads_after_join", <reads_after_join as TaskFn>::ARGS_READ_ONLY),
+        ("mut_kept", <mut_kept as TaskFn>::ARGS_READ_ONLY),
+        ("mut_not_kept", <mut_not_kept as TaskFn>::ARGS_READ_ONLY),
+        ("mut_joined", <mut_joined as TaskFn>::ARGS_READ_ONLY),
+        ("pattern_mut", <pattern_mut as TaskFn>::ARGS_READ_ONLY),
+        ("no_join", <no_join as TaskFn>::ARGS_READ_ONLY),
+        ("thread_level", <thread_level as TaskFn>::ARGS_READ_ONLY),
+    ];
+    let want = [
+        ("reads_after_join", true),
+        ("mut_kept", false),
+        ("mut_not_kept", true),
+        ("mut_joined", false),
+        ("pattern_mut", true),
+        ("no_join", true),
+        ("thread_level", false),
+    ];
+    assert_eq!(got, want);
     // The program's table follows its list.
     assert_eq!(
         <BlockArgs as gtap::Program>::KIND_ARGS_READ_ONLY,
