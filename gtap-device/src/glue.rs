@@ -70,6 +70,21 @@ pub fn args_frame<F>(_frame: *mut F, args: *mut u8) -> *mut F {
     args.cast()
 }
 
+/// Where thread `copy.0` of `copy.1` keeps the field at `field` of the task-data struct at
+/// `frame`, laid out field by field: the field at offset `o` is an array of `copy.1` elements
+/// at `o * copy.1` (see `docs/block-workers.md`, "Frames"). `(0, 1)` is the field itself.
+///
+/// The slot holds `copy.1` times the struct's size, so every element lies inside it: a field
+/// at `o` of size `s` ends at `(o + s) * copy.1` at most, and its elements are aligned because
+/// `o` and `s` are multiples of its alignment.
+#[inline(always)]
+#[must_use]
+pub fn thread_field<F, T>(frame: *mut F, field: *mut T, copy: (u32, u32)) -> *mut T {
+    let offset = (field as usize).wrapping_sub(frame as usize);
+    let (t, n) = (copy.0 as usize, copy.1 as usize);
+    field.wrapping_byte_add(offset * (n - 1) + t * core::mem::size_of::<T>())
+}
+
 /// Writes the running task's result, unless it is discarded.
 ///
 /// # Safety
@@ -360,4 +375,102 @@ pub const fn arity<T: TaskFn, const N: usize>(_f: &T)
 where
     T::Args: ArgCount<T, N>,
 {
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thread_field;
+
+    /// A task-data struct shaped like the generated ones: `args` first, then fields of mixed
+    /// sizes and alignments.
+    #[repr(C)]
+    struct Frame {
+        args: (u32, u64, u16),
+        a: u8,
+        b: u64,
+        c: [u32; 3],
+        d: u16,
+    }
+
+    /// Writes a distinct value into every thread's element of every field of a slot of `n`
+    /// copies, then reads them all back: an element outside the slot, misaligned, or shared
+    /// by two (field, thread) pairs fails.
+    fn round_trip(n: u32) {
+        let size = core::mem::size_of::<Frame>();
+        let mut slot = vec![0u128; (size * n as usize).div_ceil(16)];
+        let base = slot.as_mut_ptr().cast::<Frame>();
+        let (start, end) = (base as usize, base as usize + size * n as usize);
+        let inside = |p: usize, bytes: usize, align: usize| {
+            assert!(
+                p >= start && p + bytes <= end,
+                "{n} copies: outside the slot"
+            );
+            assert_eq!(p % align, 0, "{n} copies: misaligned");
+        };
+        for t in 0..n {
+            let v = u64::from(t) + 1;
+            // SAFETY: each element was just checked to lie inside `slot`, aligned.
+            unsafe {
+                let a = thread_field(base, &raw mut (*base).a, (t, n));
+                inside(a as usize, 1, 1);
+                a.write(v as u8);
+                let b = thread_field(base, &raw mut (*base).b, (t, n));
+                inside(b as usize, 8, 8);
+                b.write(v * 1000);
+                let c = thread_field(base, &raw mut (*base).c, (t, n));
+                inside(c as usize, 12, 4);
+                c.write([v as u32; 3]);
+                let d = thread_field(base, &raw mut (*base).d, (t, n));
+                inside(d as usize, 2, 2);
+                d.write(v as u16 + 7);
+            }
+        }
+        for t in 0..n {
+            let v = u64::from(t) + 1;
+            // SAFETY: as above.
+            unsafe {
+                assert_eq!(
+                    thread_field(base, &raw mut (*base).a, (t, n)).read(),
+                    v as u8
+                );
+                assert_eq!(
+                    thread_field(base, &raw mut (*base).b, (t, n)).read(),
+                    v * 1000
+                );
+                assert_eq!(
+                    thread_field(base, &raw mut (*base).c, (t, n)).read(),
+                    [v as u32; 3]
+                );
+                assert_eq!(
+                    thread_field(base, &raw mut (*base).d, (t, n)).read(),
+                    v as u16 + 7
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn thread_fields_fill_the_slot_without_overlap() {
+        for n in [1, 2, 3, 32, 64, 256] {
+            round_trip(n);
+        }
+    }
+
+    #[test]
+    fn one_copy_is_the_struct_and_copy_zero_keeps_args_in_place() {
+        let mut f = core::mem::MaybeUninit::<Frame>::uninit();
+        let base = f.as_mut_ptr();
+        // SAFETY: addresses only.
+        unsafe {
+            assert_eq!(
+                thread_field(base, &raw mut (*base).b, (0, 1)),
+                &raw mut (*base).b
+            );
+            // The spawner writes `args` at offset 0: thread 0's element of it, for any n.
+            assert_eq!(
+                thread_field(base, &raw mut (*base).args, (0, 64)),
+                &raw mut (*base).args
+            );
+        }
+    }
 }

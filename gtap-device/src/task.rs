@@ -173,6 +173,14 @@ pub unsafe trait Context {
         self.frame()
     }
 
+    /// `(t, n)`: the running thread's copy and the number of copies of a joining block-level
+    /// task's per-thread fields, laid out field by field (`glue::thread_field`). `(0, 1)`
+    /// (one copy, the struct itself) everywhere else. Only block-level steps whose kind has
+    /// [`TaskFn::ARGS_READ_ONLY`] call it.
+    fn copy(&self) -> (u32, u32) {
+        (0, 1)
+    }
+
     /// Where the running task writes its result; null when the result is discarded.
     fn result_dst(&self) -> *mut u8;
 

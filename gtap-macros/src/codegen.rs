@@ -68,11 +68,19 @@ fn args_read_only_const(block: bool, read_only: bool) -> TokenStream {
     }
 }
 
-/// A block-level step's pointer to its arguments (`Context::args`), after the probe pass.
-fn args_pointer(block: bool) -> TokenStream {
+/// A block-level step's pointer to its arguments (`Context::args`), and with per-thread
+/// fields its thread's copy (`Context::copy`), after the probe pass.
+fn args_pointer(block: bool, thread_fields: bool) -> TokenStream {
+    let copy = thread_fields.then(|| {
+        quote!(
+            #[allow(unused_variables, reason = "a function without per-thread fields")]
+            let __gtap_copy = __gtap_ctx.copy();
+        )
+    });
     if block {
         quote!(
-            let __gtap_args = ::gtap::__private::args_frame(__gtap_frame, __gtap_ctx.args());
+            let __gtap_args_frame = ::gtap::__private::args_frame(__gtap_frame, __gtap_ctx.args());
+            #copy
         )
     } else {
         TokenStream::new()
@@ -150,7 +158,7 @@ pub(crate) fn items(
     } else {
         quote!(<#fn_params #(#generics),*>)
     };
-    let args_ptr = args_pointer(args.block);
+    let args_ptr = args_pointer(args.block, sm.thread_fields);
     let phantom = generic::frame_phantom(def);
     let body = &sm.body;
     // The user's `allow`/`warn`/`deny` on the function reach its body, now the step.

@@ -33,7 +33,7 @@
 //! back into its `args` element. The field types are generic and inferred by rustc from the
 //! `save`/`spawn` calls in the step function.
 //!
-//! A block-level function reads its parameters that are not `mut` through `__gtap_args`
+//! A block-level function reads its parameters that are not `mut` through `__gtap_args_frame`
 //! (`Context::args`), the others through its thread's `__gtap_frame`. When no `mut` parameter
 //! is saved or joined at a wait (`StateMachine::args_read_only`, emitted as
 //! `TaskFn::ARGS_READ_ONLY`), no step writes `args` after the spawn, and all threads of the
@@ -78,6 +78,9 @@ pub(crate) struct StateMachine {
     /// wait. A block-level kind's threads then all read one copy of the arguments (see
     /// [`Lower::args_place`]).
     pub(crate) args_read_only: bool,
+    /// The fields after `args` are per thread, laid out field by field (see
+    /// [`field_place`]): a joining block-level function whose arguments are read only.
+    pub(crate) thread_fields: bool,
     /// The step function's code after the prologue.
     pub(crate) body: TokenStream,
 }
@@ -89,8 +92,10 @@ struct Lower<'a> {
     info: &'a LivenessInfo,
     fields: Vec<Field>,
     /// A block-level function: its parameters that are not `mut` are read through
-    /// `__gtap_args` (`Context::args`), the others through its thread's `__gtap_frame`.
+    /// `__gtap_args_frame` (`Context::args`), the others through its thread's `__gtap_frame`.
     block: bool,
+    /// [`StateMachine::thread_fields`].
+    thread_fields: bool,
     /// The results declared by their spawn (`let a = task!(..)`) in the code emitted so far
     /// for the current state: they have no local in it (their child writes their field), so
     /// no wait after them in that code saves them.
@@ -157,9 +162,11 @@ pub(crate) fn lower(
             generic,
         });
     }
+    let args_read_only = args_read_only(body, info);
+    let thread_fields = block_level && !body.waits.is_empty() && args_read_only;
     for f in fields.iter().filter(|f| body.stored_writes(f.local)) {
         let (id, name) = (&body.locals[f.local.0].ident, &f.name);
-        stored::StoreAssigned::new(id.clone(), quote!((*__gtap_frame).#name))
+        stored::StoreAssigned::new(id.clone(), field_place(name, thread_fields))
             .visit_block_mut(&mut block);
     }
     let lw = Lower {
@@ -169,6 +176,7 @@ pub(crate) fn lower(
         info,
         fields,
         block: block_level,
+        thread_fields,
         spawned: std::cell::RefCell::default(),
     };
     let joins = !body.waits.is_empty();
@@ -203,7 +211,8 @@ pub(crate) fn lower(
         fields: lw.fields,
         type_fields,
         joins,
-        args_read_only: args_read_only(body, info),
+        args_read_only,
+        thread_fields,
         body: code,
     }
 }
@@ -236,6 +245,23 @@ impl VisitMut for RewriteTyped {
         syn::visit_mut::visit_expr_mut(self, e);
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The place of the field `name` of the task-data struct. With `thread_fields` (the threads of
+/// a block-level task, `Context::copy` = `(t, n)`), field `f` of the struct at offset `o` is
+/// an array of `n` elements at `o * n`, and thread `t` uses element `t`: a warp's accesses to
+/// one field are contiguous (one request for 32 threads' 8-byte values, not 32), and copy 0's
+/// `args` (`o = 0`, element 0) is where the spawner wrote them. Otherwise `(*frame).name`.
+fn field_place(name: &Ident, thread_fields: bool) -> TokenStream {
+    if thread_fields {
+        quote!((*::gtap::__private::thread_field(
+            __gtap_frame,
+            &raw mut (*__gtap_frame).#name,
+            __gtap_copy
+        )))
+    } else {
+        quote!((*__gtap_frame).#name)
+    }
 }
 
 /// Whether no wait saves a `mut` parameter into `args`, or restores one from it: every
@@ -354,10 +380,7 @@ impl Lower<'_> {
             return quote!(#args.#i);
         }
         match self.field(l) {
-            Some(f) => {
-                let name = &f.name;
-                quote!((*__gtap_frame).#name)
-            }
+            Some(f) => field_place(&f.name, self.thread_fields),
             None => quote!(()),
         }
     }
@@ -367,7 +390,7 @@ impl Lower<'_> {
     /// function from its frame.
     fn args_place(&self) -> TokenStream {
         if self.block {
-            quote!((*__gtap_args).args)
+            quote!((*__gtap_args_frame).args)
         } else {
             quote!((*__gtap_frame).args)
         }

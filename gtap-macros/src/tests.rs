@@ -1064,6 +1064,34 @@ fn snapshot_block_sum() {
     insta::assert_snapshot!(expanded);
 }
 
+/// A block-level tree node: its results and the locals its threads keep across the join are
+/// per-thread fields laid out field by field (`thread_field`), its arguments read from the
+/// spawner's copy (`__gtap_args_frame`); a `mut` parameter kept across the join would turn both off.
+#[test]
+fn snapshot_block_tree() {
+    let out = crate::expand::expand(
+        quote!(block),
+        quote! {
+            pub fn tree(depth: u32, node: u64) -> u64 {
+                let mut left = 0;
+                let mut right = 0;
+                let t = u64::from(gtap::block::thread_index());
+                if depth > 0 && gtap::block::is_leader() {
+                    left = task!(tree(depth - 1, 2 * node + 1));
+                    right = task!(tree(depth - 1, 2 * node + 2));
+                }
+                taskwait!();
+                left + right + gtap::block::sum_u64(node + t)
+            }
+        },
+    );
+    let expanded = match syn::parse2::<syn::File>(out.clone()) {
+        Ok(f) => prettyplease::unparse(&f),
+        Err(_) => out.to_string(),
+    };
+    insta::assert_snapshot!(expanded);
+}
+
 #[test]
 fn place_root_is_saved_not_joined() {
     // `counts` receives results into its elements: saved at the wait (its other elements keep

@@ -89,7 +89,10 @@ gtap::program!(
 #[test]
 fn read_only_arguments_are_the_ones_no_step_writes() {
     let got = [
-        ("reads_after_join", <reads_after_join as TaskFn>::ARGS_READ_ONLY),
+        (
+            "reads_after_join",
+            <reads_after_join as TaskFn>::ARGS_READ_ONLY,
+        ),
         ("mut_kept", <mut_kept as TaskFn>::ARGS_READ_ONLY),
         ("mut_not_kept", <mut_not_kept as TaskFn>::ARGS_READ_ONLY),
         ("mut_joined", <mut_joined as TaskFn>::ARGS_READ_ONLY),

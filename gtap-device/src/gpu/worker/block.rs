@@ -42,13 +42,15 @@
 //!   the block drains after the step).
 //! - Every thread has read its batch entry before any thread spawns (a barrier): the block's
 //!   own entries sit at the tail the batch's spawns push to.
-//! - A joining block-level kind has one frame copy per thread (`block_frame_stride` bytes
-//!   each), for the locals each thread saves across a join. Its arguments: if no step writes
-//!   them ([`crate::task::TaskFn::ARGS_READ_ONLY`]: no `mut` parameter kept across a join),
-//!   every thread reads copy 0's, as the spawner wrote them, and the other copies' `args`
-//!   stay unused; otherwise threads `1..` copy them from copy 0 on first entry, before
-//!   anyone runs (a barrier). Non-joining kinds share copy 0 (their frame is only read).
-//!   Only thread 0 writes the result.
+//! - A joining block-level kind's record holds a frame per thread (`block_frame_stride`
+//!   bytes each), for the locals each thread keeps across a join. If no step writes its
+//!   arguments ([`crate::task::TaskFn::ARGS_READ_ONLY`]: no `mut` parameter kept across a
+//!   join), every thread reads copy 0's `args`, as the spawner wrote them, and keeps its
+//!   other fields field by field (`Context::copy` = `(t, threads)`, see
+//!   `glue::thread_field`), so that a warp's accesses to a field are contiguous. Otherwise
+//!   each thread has a whole copy of the struct, and threads `1..` copy copy 0 on first
+//!   entry, before anyone runs (a barrier). Non-joining kinds share copy 0 (their frame is
+//!   only read). Only thread 0 writes the result.
 
 use core::marker::PhantomData;
 use core::ptr::null_mut;
@@ -140,6 +142,9 @@ struct Thread<'w> {
     /// The frame whose `args` the step reads ([`Context::args`]): copy 0 for a joining
     /// block-level kind whose arguments are read only, else the thread's frame.
     args: *mut u8,
+    /// [`Context::copy`]: `(t, threads)` for a joining block-level kind whose arguments are
+    /// read only (its fields per thread, field by field), else `(0, 1)`.
+    copy: (u32, u32),
 }
 
 impl<P> Ctx<'_, P, Thread<'_>> {
@@ -193,6 +198,11 @@ unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
     #[inline(always)]
     fn args(ctx: &Ctx<'_, P, Self>) -> *mut u8 {
         ctx.ext.args
+    }
+
+    #[inline(always)]
+    fn copy(ctx: &Ctx<'_, P, Self>) -> (u32, u32) {
+        ctx.ext.copy
     }
 
     #[inline(always)]
@@ -591,22 +601,27 @@ pub unsafe fn block_worker<
                 let state = (*h).state;
                 let mut frame = h.cast::<u8>().add(HEADER_BYTES as usize);
                 let mut args = frame;
+                let mut copy = (0, 1);
                 let mut dst = (*h).result_dst as *mut u8;
                 if block_mode {
                     if P::kind_joins(kind) {
-                        let mine = frame.add(t as usize * frame_stride);
-                        if !P::args_read_only(kind) {
-                            // A step may write its arguments: each thread its own copy.
+                        if P::args_read_only(kind) {
+                            // Every thread reads copy 0's arguments, which no step writes, and
+                            // keeps its fields as element `t` of each (field by field, see
+                            // `glue::thread_field`): no copy, no barrier.
+                            copy = (t, threads);
+                        } else {
+                            // A step may write its arguments: each thread its own copy of
+                            // the whole struct.
+                            let mine = frame.add(t as usize * frame_stride);
                             if state == 0 && t > 0 {
                                 copy_frame(frame, mine, frame_stride);
                             }
                             // Copies done before thread 0 writes its own copy.
                             a::bar_sync();
+                            frame = mine;
                             args = mine;
                         }
-                        // Read only: every thread reads copy 0's arguments, which no step
-                        // writes (its other fields are thread 0's), so no copy, no barrier.
-                        frame = mine;
                     }
                     if t != 0 {
                         dst = null_mut();
@@ -622,6 +637,7 @@ pub unsafe fn block_worker<
                     spawned: 0,
                     ext: Thread {
                         args,
+                        copy,
                         pool: &pool,
                         batch: if block_mode {
                             &batch_block

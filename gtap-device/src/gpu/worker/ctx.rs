@@ -58,6 +58,12 @@ pub(super) unsafe trait StepLoop<P>: Sized {
     fn args(ctx: &Ctx<'_, P, Self>) -> *mut u8 {
         ctx.frame
     }
+
+    /// [`Context::copy`] for the step `ctx` runs: one copy, unless the loop says otherwise.
+    #[inline(always)]
+    fn copy(_ctx: &Ctx<'_, P, Self>) -> (u32, u32) {
+        (0, 1)
+    }
 }
 
 // SAFETY: `frame` is the running task's frame, in a 16-aligned slot of at least every kind's
@@ -79,6 +85,11 @@ unsafe impl<P: Program, L: StepLoop<P>> Context for Ctx<'_, P, L> {
     #[inline(always)]
     fn args(&self) -> *mut u8 {
         L::args(self)
+    }
+
+    #[inline(always)]
+    fn copy(&self) -> (u32, u32) {
+        L::copy(self)
     }
 
     #[inline(always)]
