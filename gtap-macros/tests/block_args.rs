@@ -32,6 +32,17 @@ fn mut_kept(mut x: u64) -> u64 {
     a + x
 }
 
+/// The same as `mut_kept`, written as `docs/block-workers.md` advises: the changed value is a
+/// local (a per-thread field), so the arguments stay read only.
+#[gtap::function(block)]
+fn local_kept(x: u64) -> u64 {
+    let mut x = x;
+    x += 5;
+    let a = task!(leaf(x));
+    taskwait!();
+    a + x
+}
+
 /// A `mut` parameter not live after the join: nothing writes `args`.
 #[gtap::function(block)]
 fn mut_not_kept(mut x: u64) -> u64 {
@@ -78,6 +89,7 @@ gtap::program!(
         leaf,
         reads_after_join,
         mut_kept,
+        local_kept,
         mut_not_kept,
         mut_joined,
         pattern_mut,
@@ -94,6 +106,7 @@ fn read_only_arguments_are_the_ones_no_step_writes() {
             <reads_after_join as TaskFn>::ARGS_READ_ONLY,
         ),
         ("mut_kept", <mut_kept as TaskFn>::ARGS_READ_ONLY),
+        ("local_kept", <local_kept as TaskFn>::ARGS_READ_ONLY),
         ("mut_not_kept", <mut_not_kept as TaskFn>::ARGS_READ_ONLY),
         ("mut_joined", <mut_joined as TaskFn>::ARGS_READ_ONLY),
         ("pattern_mut", <pattern_mut as TaskFn>::ARGS_READ_ONLY),
@@ -103,6 +116,7 @@ fn read_only_arguments_are_the_ones_no_step_writes() {
     let want = [
         ("reads_after_join", true),
         ("mut_kept", false),
+        ("local_kept", true),
         ("mut_not_kept", true),
         ("mut_joined", false),
         ("pattern_mut", true),
@@ -113,7 +127,7 @@ fn read_only_arguments_are_the_ones_no_step_writes() {
     // The program's table follows its list.
     assert_eq!(
         <BlockArgs as gtap::Program>::KIND_ARGS_READ_ONLY,
-        &[false, true, false, true, false, true, true, false]
+        &[false, true, false, true, true, false, true, true, false]
     );
 }
 
@@ -123,6 +137,7 @@ fn block_level_functions_compute_what_plain_rust_does() {
     for x in [0u64, 1, 7, 1000] {
         check::<BlockArgs, _>(reads_after_join, (x, 9), plain(x) + x * 9);
         check::<BlockArgs, _>(mut_kept, (x,), plain(x + 5) + x + 5);
+        check::<BlockArgs, _>(local_kept, (x,), plain(x + 5) + x + 5);
         check::<BlockArgs, _>(mut_not_kept, (x,), plain(x + 5));
         check::<BlockArgs, _>(mut_joined, (x,), plain(x) + 1);
         check::<BlockArgs, _>(pattern_mut, ((x, 4),), plain(x + 4) + x + 8);
