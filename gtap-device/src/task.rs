@@ -102,7 +102,10 @@ pub enum Step {
 ///
 /// Only `#[gtap::function]` implements this. `step` must follow the protocol in the module
 /// docs, `Args` must be the argument tuple stored at offset 0 of the frame, and the frame must
-/// fit the layout reported on the probe pass.
+/// fit the layout reported on the probe pass. A block-level kind with joins and
+/// [`TaskFn::ARGS_READ_ONLY`] must never write its arguments after the spawn, must read them
+/// through [`Context::args`], and must place every other field of its frame with
+/// `glue::thread_field` and [`Context::copy`] (all threads get the same `frame`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a gtap task function",
     label = "not a `#[gtap::function]`",
@@ -125,9 +128,10 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// on one thread. See [`crate::block`] for what a block-level body may do.
     const BLOCK: bool = false;
     /// Whether no step of the task writes its arguments (`args`) after the spawn: no `mut`
-    /// parameter is kept across a `taskwait!()`. The threads of a block-level task then all
-    /// read the arguments the spawner wrote ([`Context::args`]) instead of a copy each.
-    /// `false` is always safe.
+    /// parameter is kept across a `taskwait!()`. The threads of a joining block-level task
+    /// then all read the arguments the spawner wrote ([`Context::args`]) instead of a copy
+    /// each, and keep their other fields field by field ([`Context::copy`]; see the trait's
+    /// safety section). `false` (a whole copy of the frame per thread) is always sound.
     const ARGS_READ_ONLY: bool = false;
 
     /// Runs the task from its current resume state; see the module docs.

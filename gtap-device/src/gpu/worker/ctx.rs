@@ -68,9 +68,10 @@ pub(super) unsafe trait StepLoop<P>: Sized {
 
 // SAFETY: `frame` is the running task's frame, in a 16-aligned slot of at least every kind's
 // layout (the host sizes slots from the probe pass; `block.rs` gives a joining block-level
-// kind one copy per thread, and `args` the copy whose arguments it reads); a suspended task is resumed once, by its last child, after the
-// acquire pattern of `join.rs`; `spawn_raw` and `wait` are the loop's ([`StepLoop`]'s
-// contract).
+// kind a frame per thread: a whole copy, or its element of each field as `copy` says, and
+// `args` the copy whose arguments it reads); a suspended task is resumed once, by its last
+// child, after the acquire pattern of `join.rs`; `spawn_raw` and `wait` are the loop's
+// ([`StepLoop`]'s contract).
 unsafe impl<P: Program, L: StepLoop<P>> Context for Ctx<'_, P, L> {
     #[inline(always)]
     fn state(&self) -> u32 {
