@@ -7,9 +7,10 @@
 //!
 //! # Scopes
 //!
-//! | suffix | PTX scope | used for |
+//! | name | PTX scope | used for |
 //! |---|---|---|
-//! | `_cta` | `.cta` | per-warp scheduler words in shared memory (only one warp touches them) |
+//! | `_shared` | `.cta`, state space `.shared` | the scheduler's per-warp and per-block words in shared memory, addressed by a [`SharedWord`] |
+//! | `_cta` | `.cta` | a join's `pending` in device memory while only one block updates it |
 //! | `_gpu` | `.gpu` | everything shared between warps of the run (device memory) |
 //! | `_sys` | `.sys` | words in host-mapped memory (the error record) |
 //!
@@ -17,8 +18,9 @@
 //! compiler barrier: the Rust code around it is not reordered across it.
 //!
 //! Addresses are *generic* pointers (what Rust pointers are on nvptx) unless a name says
-//! `global`; the `.global` forms need a pointer into device global memory, which every
-//! allocation of the host runtime (`cuMemAlloc`) is.
+//! `global` or `shared`; the `.global` forms need a pointer into device global memory, which
+//! every allocation of the host runtime (`cuMemAlloc`) is, and the `_shared` forms take a
+//! [`SharedWord`], a 32-bit address in the block's shared window.
 //!
 //! Sources: PTX ISA 7.8 (rustc emits `.version 7.8` for sm_90), §9.7.3 (`ld`/`st` and their
 //! `.relaxed/.acquire/.release` forms), §9.7.12 (`atom`, `red`, `fence`), §9.7.8 (`shfl.sync`,
@@ -367,10 +369,6 @@ load!(
     ld_acquire_gpu_u32, u32, reg32, "ld.acquire.gpu.u32"
 );
 load!(
-    /// Relaxed load, block scope (for per-warp words in shared memory).
-    ld_relaxed_cta_u32, u32, reg32, "ld.relaxed.cta.u32"
-);
-load!(
     /// Relaxed load, system scope (host-mapped words).
     ld_relaxed_sys_u32, u32, reg32, "ld.relaxed.sys.u32"
 );
@@ -389,10 +387,6 @@ store!(
 store!(
     /// Release store, device scope.
     st_release_gpu_u32, u32, reg32, "st.release.gpu.u32"
-);
-store!(
-    /// Relaxed store, block scope (for per-warp words in shared memory).
-    st_relaxed_cta_u32, u32, reg32, "st.relaxed.cta.u32"
 );
 store!(
     /// Relaxed store, system scope (host-mapped words).
@@ -557,12 +551,10 @@ rmw!(
     atom_acq_rel_gpu_add_u32, u32, reg32, "atom.acq_rel.gpu.add.u32"
 );
 rmw!(
-    /// Relaxed add, block scope (per-warp words in shared memory).
+    /// Relaxed add, block scope, on a word in device memory that only one block updates (a
+    /// join's `pending` while no child was released). Words in shared memory use
+    /// [`atom_shared_add_u32`].
     atom_relaxed_cta_add_u32, u32, reg32, "atom.relaxed.cta.add.u32"
-);
-rmw!(
-    /// Relaxed max, block scope (per-warp words in shared memory).
-    atom_relaxed_cta_max_u32, u32, reg32, "atom.relaxed.cta.max.u32"
 );
 rmw!(
     /// Relaxed min, device scope.
@@ -623,6 +615,133 @@ pub fn dynamic_smem() -> *mut u8 {
     };
     r as *mut u8
 }
+
+// ---------------------------------------------------------------------------------------------
+// Words in shared memory: relaxed, block scope, in the `.shared` state space
+//
+// The scheduler's per-warp and per-block words live in the block's dynamic shared memory. A
+// Rust pointer on nvptx is generic, and a generic access compiles to `LD.E` / `ST.E` /
+// `ATOM.E`: the generic address check, two registers per address, and the long scoreboard
+// like a global access. A [`SharedWord`] is the 32-bit address in the shared window that
+// `ld.shared` takes, so these compile to `LDS` / `STS` / `ATOMS` with one register per
+// address (the block-level tree's kernel went from 96 to 80 registers and 16% faster on the
+// H200: `docs/benchmarks.md`, fourteenth session).
+
+/// The address of a `u32` word in the block's dynamic shared memory, in the shared window.
+/// Made only from [`dynamic_smem_word`] and [`SharedWord::add`]; the accessors below need it
+/// to lie inside the launch's `sharedMemBytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedWord(u32);
+
+impl SharedWord {
+    /// The word `words` words after this one.
+    #[inline(always)]
+    #[must_use]
+    pub const fn add(self, words: usize) -> Self {
+        Self(self.0.wrapping_add(4 * words as u32))
+    }
+
+    /// The same word as a generic pointer (for plain Rust accesses to a struct there).
+    #[doc(alias = "cvta.shared.u64")]
+    #[inline(always)]
+    #[must_use]
+    pub fn generic(self) -> *mut u32 {
+        let r: u64;
+        // SAFETY: converts an address; no memory is touched.
+        unsafe {
+            asm!("{{ .reg .u64 t; cvt.u64.u32 t, {a}; cvta.shared.u64 {r}, t; }}",
+                r = out(reg64) r, a = in(reg32) self.0, options(nomem, nostack, pure))
+        };
+        r as *mut u32
+    }
+}
+
+/// The word at `bytes` bytes into the block's dynamic shared memory (`bytes` a multiple of 4).
+#[doc(alias = "mov.u32")]
+#[inline(always)]
+#[must_use]
+pub fn dynamic_smem_word(bytes: u32) -> SharedWord {
+    let r: u32;
+    // SAFETY: the address of the block's dynamic shared window; no memory is touched.
+    unsafe { asm!("mov.u32 {r}, GTAP_DYN_SMEM;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    SharedWord(r.wrapping_add(bytes))
+}
+
+macro_rules! shared_op {
+    ($(#[$m:meta])* load $name:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        ///
+        /// # Safety
+        ///
+        /// `w` lies inside the block's dynamic shared memory.
+        #[inline(always)]
+        #[must_use]
+        pub unsafe fn $name(w: SharedWord) -> u32 {
+            let r: u32;
+            // SAFETY: the caller guarantees the word is inside shared memory (and it is
+            // 4-aligned by construction).
+            unsafe {
+                asm!(concat!($ins, " {r}, [{a}];"), r = out(reg32) r, a = in(reg32) w.0,
+                    options(nostack, readonly))
+            };
+            r
+        }
+    };
+    ($(#[$m:meta])* store $name:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        ///
+        /// # Safety
+        ///
+        /// `w` lies inside the block's dynamic shared memory.
+        #[inline(always)]
+        pub unsafe fn $name(w: SharedWord, v: u32) {
+            // SAFETY: as for the loads.
+            unsafe {
+                asm!(concat!($ins, " [{a}], {v};"), a = in(reg32) w.0, v = in(reg32) v,
+                    options(nostack))
+            };
+        }
+    };
+    ($(#[$m:meta])* rmw $name:ident, $ins:literal) => {
+        $(#[$m])*
+        #[doc(alias = $ins)]
+        /// Returns the previous value.
+        ///
+        /// # Safety
+        ///
+        /// `w` lies inside the block's dynamic shared memory, and others access it only
+        /// atomically meanwhile.
+        #[inline(always)]
+        pub unsafe fn $name(w: SharedWord, v: u32) -> u32 {
+            let r: u32;
+            // SAFETY: as for the loads.
+            unsafe {
+                asm!(concat!($ins, " {r}, [{a}], {v};"), r = out(reg32) r, a = in(reg32) w.0,
+                    v = in(reg32) v, options(nostack))
+            };
+            r
+        }
+    };
+}
+
+shared_op!(
+    /// Relaxed load, block scope, of a word in shared memory.
+    load ld_shared_u32, "ld.relaxed.cta.shared.u32"
+);
+shared_op!(
+    /// Relaxed store, block scope, of a word in shared memory.
+    store st_shared_u32, "st.relaxed.cta.shared.u32"
+);
+shared_op!(
+    /// Relaxed add, block scope, on a word in shared memory.
+    rmw atom_shared_add_u32, "atom.relaxed.cta.shared.add.u32"
+);
+shared_op!(
+    /// Relaxed max, block scope, on a word in shared memory.
+    rmw atom_shared_max_u32, "atom.relaxed.cta.shared.max.u32"
+);
 
 // ---------------------------------------------------------------------------------------------
 // User-level atomics (same names and signatures as `host.rs`; see `arch/mod.rs`). Relaxed,

@@ -41,9 +41,8 @@ use crate::arch::nvptx as a;
 impl Warp {
     /// The shared word counting queue `q`'s private entries.
     #[inline(always)]
-    pub(crate) fn sm_private(&self, q: u32) -> *mut u32 {
-        self.smem
-            .wrapping_add(4 + 4 * self.queues as usize + q as usize)
+    pub(crate) fn sm_private(&self, q: u32) -> a::SharedWord {
+        self.smem.add(4 + 4 * self.queues as usize + q as usize)
     }
 
     /// Lane 0: takes up to `max` of the newest private entries of queue `q`; returns (first
@@ -58,15 +57,15 @@ impl Warp {
         unsafe {
             let pr = self.sm_private(q);
             // Ordering: relaxed, scope .cta; lane 0's own words.
-            let n = a::ld_relaxed_cta_u32(pr);
+            let n = a::ld_shared_u32(pr);
             if n == 0 {
                 return (0, 0);
             }
             let got = n.min(max);
             let sq = self.sm_queue(q);
-            let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(got);
-            a::st_relaxed_cta_u32(sq, t);
-            a::st_relaxed_cta_u32(pr, n - got);
+            let t = a::ld_shared_u32(sq).wrapping_sub(got);
+            a::st_shared_u32(sq, t);
+            a::st_shared_u32(pr, n - got);
             (t, got)
         }
     }
@@ -120,7 +119,7 @@ impl Warp {
         unsafe {
             let pr = self.sm_private(q);
             // Ordering: relaxed, scope .cta; lane 0's own word.
-            a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + g);
+            a::st_shared_u32(pr, a::ld_shared_u32(pr) + g);
         }
     }
 
@@ -150,11 +149,11 @@ impl Warp {
         unsafe {
             // Ordering: relaxed, scope .cta; the deque thread's own words (the lanes' pushes
             // were ordered before them by the batch's barrier).
-            a::st_relaxed_cta_u32(sq.add(2), 0);
+            a::st_shared_u32(sq.add(2), 0);
             let (mut publish, mut kept_from) = (g, 0);
             if keeps {
-                kept_from = a::ld_relaxed_cta_u32(sq).wrapping_sub(keep);
-                a::st_relaxed_cta_u32(sq, kept_from);
+                kept_from = a::ld_shared_u32(sq).wrapping_sub(keep);
+                a::st_shared_u32(sq, kept_from);
                 publish -= keep;
             }
             if wf {
@@ -162,11 +161,11 @@ impl Warp {
                 self.add_private(q, publish);
             } else if GLOBAL {
                 // Kept entries above the first are read before the next batch reserves.
-                let first = a::ld_relaxed_cta_u32(sq)
+                let first = a::ld_shared_u32(sq)
                     .wrapping_add(if keeps { keep } else { 0 })
                     .wrapping_sub(g);
-                a::st_relaxed_cta_u32(sq, first);
-                a::st_relaxed_cta_u32(sq.add(3), publish);
+                a::st_shared_u32(sq, first);
+                a::st_shared_u32(sq.add(3), publish);
             } else if publish > 0 {
                 // Ordering: relaxed, scope .gpu, after this batch's fence.acq_rel.gpu (a
                 // release pattern): thieves that claim these entries see them and the tasks'
@@ -175,8 +174,8 @@ impl Warp {
                     addr_of_mut!((*self.deque(self.warp, q)).count),
                     publish,
                 );
-                let est = a::ld_relaxed_cta_u32(sq.add(3));
-                a::st_relaxed_cta_u32(sq.add(3), est + publish);
+                let est = a::ld_shared_u32(sq.add(3));
+                a::st_shared_u32(sq.add(3), est + publish);
             }
             kept_from
         }
@@ -219,7 +218,7 @@ impl Warp {
         // SAFETY: for the whole body, this warp's shared word and deque header.
         unsafe {
             // Ordering: relaxed, scope .cta; lane 0's own word.
-            let n = a::ld_relaxed_cta_u32(self.sm_private(q));
+            let n = a::ld_shared_u32(self.sm_private(q));
             if n == 0 {
                 return 0;
             }
@@ -290,8 +289,7 @@ impl Warp {
         // SAFETY: this worker's shared words.
         // Ordering: relaxed, scope .cta; the deque thread's own words.
         unsafe {
-            a::ld_relaxed_cta_u32(self.sm_queue(q))
-                .wrapping_sub(a::ld_relaxed_cta_u32(self.sm_private(q)))
+            a::ld_shared_u32(self.sm_queue(q)).wrapping_sub(a::ld_shared_u32(self.sm_private(q)))
         }
     }
 
@@ -326,13 +324,13 @@ impl Warp {
         unsafe {
             let pr = self.sm_private(q);
             // Ordering: relaxed, scope .cta; the deque thread's own words.
-            a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) - r);
+            a::st_shared_u32(pr, a::ld_shared_u32(pr) - r);
             // Ordering: relaxed, scope .gpu, after every thread's fence.acq_rel.gpu (a release
             // pattern): a thief whose CAS on `count` claims these entries and then fences sees
             // everything written before the fences.
             a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.deque(self.warp, q)).count), r);
             let sq = self.sm_queue(q);
-            a::st_relaxed_cta_u32(sq.add(3), a::ld_relaxed_cta_u32(sq.add(3)) + r);
+            a::st_shared_u32(sq.add(3), a::ld_shared_u32(sq.add(3)) + r);
         }
     }
 
@@ -383,13 +381,13 @@ impl Warp {
         unsafe {
             let sq = self.sm_queue(q);
             // Ordering: relaxed, scope .cta; the tail is this warp's own.
-            let t = a::atom_relaxed_cta_add_u32(sq, 1);
+            let t = a::atom_shared_add_u32(sq, 1);
             // Ordering: relaxed, scope .cta; a cache of the steal end (stale = conservative).
-            let mut h = a::ld_relaxed_cta_u32(sq.add(1));
+            let mut h = a::ld_shared_u32(sq.add(1));
             if t.wrapping_sub(h) >= self.queue_cap {
                 // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
                 h = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
-                a::st_relaxed_cta_u32(sq.add(1), h);
+                a::st_shared_u32(sq.add(1), h);
                 if t.wrapping_sub(h) >= self.queue_cap {
                     self.record_error(ERR_QUEUE_OVERFLOW, kind, self.queue_cap, q);
                     return false;
@@ -400,7 +398,7 @@ impl Warp {
                 .ring(self.warp, q)
                 .add((t & (self.queue_cap - 1)) as usize) = slot;
             // Ordering: relaxed, scope .cta; read by lane 0 after the batch's warp barrier.
-            a::atom_relaxed_cta_add_u32(sq.add(2), 1);
+            a::atom_shared_add_u32(sq.add(2), 1);
         }
         true
     }
@@ -415,7 +413,7 @@ impl Warp {
             // What this warp published minus what it took back: an upper bound of `count`
             // (thieves only lower it), so 0 means empty without an L2 round trip.
             // Ordering: relaxed, scope .cta; lane 0's own word.
-            if a::ld_relaxed_cta_u32(sq.add(3)) == 0 {
+            if a::ld_shared_u32(sq.add(3)) == 0 {
                 return (0, 0);
             }
             // Claimed entries are the newest `got` ones, contiguous below the tail, whether
@@ -425,7 +423,7 @@ impl Warp {
                 // Ordering: relaxed, scope .gpu; the CAS below decides.
                 let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
                 if c == 0 {
-                    a::st_relaxed_cta_u32(sq.add(3), 0);
+                    a::st_shared_u32(sq.add(3), 0);
                     break;
                 }
                 let rest = max - got;
@@ -439,7 +437,7 @@ impl Warp {
                 // Ordering: relaxed, scope .gpu; the entries were written by this warp, and the
                 // batch's fence.acq_rel.gpu after this claim orders everything else.
                 if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
-                    a::st_relaxed_cta_u32(sq.add(3), c - claim);
+                    a::st_shared_u32(sq.add(3), c - claim);
                     got += claim;
                     if !self.single_claims {
                         break;
@@ -450,8 +448,8 @@ impl Warp {
                 return (0, 0);
             }
             // Ordering: relaxed, scope .cta; the tail is this warp's own.
-            let t = a::ld_relaxed_cta_u32(sq).wrapping_sub(got);
-            a::st_relaxed_cta_u32(sq, t);
+            let t = a::ld_shared_u32(sq).wrapping_sub(got);
+            a::st_shared_u32(sq, t);
             (t, got)
         }
     }

@@ -99,8 +99,7 @@ impl Warp {
         // Ordering: relaxed, scope .cta; the deque thread's own words (the head cache is
         // stale-conservative: thieves only raise the real head).
         unsafe {
-            a::ld_relaxed_cta_u32(sq).wrapping_sub(a::ld_relaxed_cta_u32(sq.add(1)))
-                >= self.queue_cap / 2
+            a::ld_shared_u32(sq).wrapping_sub(a::ld_shared_u32(sq.add(1))) >= self.queue_cap / 2
         }
     }
 
@@ -165,7 +164,7 @@ impl Warp {
         // SAFETY: forwarded.
         unsafe {
             overflow_refill(
-                self.smem.wrapping_add(4),
+                self.smem.add(4),
                 self.deque_rings,
                 self.warp,
                 self.queues,
@@ -186,8 +185,8 @@ impl Warp {
 #[allow(clippy::too_many_arguments)]
 unsafe fn plan_spill(
     export: bool,
-    sq: *mut u32,
-    pr: *mut u32,
+    sq: a::SharedWord,
+    pr: a::SharedWord,
     dq: *mut DequeHeader,
     queue_cap: u32,
     q: u32,
@@ -204,11 +203,11 @@ unsafe fn plan_spill(
     // (q < queues).
     unsafe {
         // Ordering: relaxed, scope .cta; the deque thread's own words.
-        let tail = a::ld_relaxed_cta_u32(sq);
-        let private = a::ld_relaxed_cta_u32(pr);
+        let tail = a::ld_shared_u32(sq);
+        let private = a::ld_shared_u32(pr);
         // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
         let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
-        a::st_relaxed_cta_u32(sq.add(1), head);
+        a::st_shared_u32(sq.add(1), head);
         // An export (multi-GPU): another GPU asked; one worker serves each request.
         let export = export && private > 0 && super::peer::take_request();
         if private == 0 || (!export && tail.wrapping_sub(head) < queue_cap / 2) {
@@ -220,10 +219,10 @@ unsafe fn plan_spill(
         if base == NONE {
             return 0;
         }
-        a::st_relaxed_cta_u32(sq, tail.wrapping_sub(private).wrapping_add(m));
-        a::st_relaxed_cta_u32(pr, m);
+        a::st_shared_u32(sq, tail.wrapping_sub(private).wrapping_add(m));
+        a::st_shared_u32(pr, m);
         // The generated word is free until the next batch's spawns (module doc).
-        a::st_relaxed_cta_u32(sq.add(2), base);
+        a::st_shared_u32(sq.add(2), base);
         k
     }
 }
@@ -239,8 +238,8 @@ unsafe fn plan_spill(
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn spill(
-    sq: *mut u32,
-    pr: *mut u32,
+    sq: a::SharedWord,
+    pr: a::SharedWord,
     ring: *mut u32,
     queue_cap: u32,
     slots: *mut u8,
@@ -264,9 +263,9 @@ unsafe fn spill(
     // Ordering: relaxed, scope .cta; written by the deque thread before the barrier above.
     let (m, tail, base) = unsafe {
         (
-            a::ld_relaxed_cta_u32(pr),
-            a::ld_relaxed_cta_u32(sq),
-            a::ld_relaxed_cta_u32(sq.add(2)),
+            a::ld_shared_u32(pr),
+            a::ld_shared_u32(sq),
+            a::ld_shared_u32(sq.add(2)),
         )
     };
     let first = tail.wrapping_sub(m);
@@ -306,7 +305,7 @@ unsafe fn spill(
         unsafe {
             gq.commit(q, base, k);
             // Ordering: relaxed, scope .cta; counted from 0 again by the next batch's spawns.
-            a::st_relaxed_cta_u32(sq.add(2), 0);
+            a::st_shared_u32(sq.add(2), 0);
         }
     }
 }
@@ -320,7 +319,7 @@ unsafe fn spill(
 /// The deque thread of a work-first worker, between batches, holding no task.
 #[inline(never)]
 unsafe fn overflow_refill(
-    sq0: *mut u32,
+    sq0: a::SharedWord,
     rings: *mut u32,
     warp: u32,
     queues: u32,
@@ -331,8 +330,8 @@ unsafe fn overflow_refill(
     for i in 0..queues {
         let q = (q0 + i) % queues;
         let g = gq.header(q);
-        let sq = sq0.wrapping_add(4 * q as usize);
-        let pr = sq0.wrapping_add(4 * queues as usize + q as usize);
+        let sq = sq0.add(4 * q as usize);
+        let pr = sq0.add(4 * queues as usize + q as usize);
         // SAFETY: q < queues; this worker's shared words and ring.
         unsafe {
             // Ordering: relaxed, scope .gpu; a cheap emptiness test (the pop decides).
@@ -342,8 +341,8 @@ unsafe fn overflow_refill(
             }
             // Room below half the ring (the cached steal end is conservative).
             // Ordering: relaxed, scope .cta; the deque thread's own words.
-            let tail = a::ld_relaxed_cta_u32(sq);
-            let used = tail.wrapping_sub(a::ld_relaxed_cta_u32(sq.add(1)));
+            let tail = a::ld_shared_u32(sq);
+            let used = tail.wrapping_sub(a::ld_shared_u32(sq.add(1)));
             let room = (queue_cap / 2).saturating_sub(used).min(REFILL_MAX);
             if room == 0 {
                 continue;
@@ -365,8 +364,8 @@ unsafe fn overflow_refill(
                     n += 1;
                 }
             }
-            a::st_relaxed_cta_u32(sq, tail.wrapping_add(n));
-            a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + n);
+            a::st_shared_u32(sq, tail.wrapping_add(n));
+            a::st_shared_u32(pr, a::ld_shared_u32(pr) + n);
             return;
         }
     }

@@ -108,7 +108,7 @@ impl Warp {
             unsafe {
                 let sq = self.sm_queue(cur_q);
                 // Ordering: relaxed, scope .cta; lane 0's own words.
-                a::st_relaxed_cta_u32(sq, a::ld_relaxed_cta_u32(sq).wrapping_add(kept));
+                a::st_shared_u32(sq, a::ld_shared_u32(sq).wrapping_add(kept));
                 self.add_private(cur_q, kept);
             }
         }
@@ -117,7 +117,7 @@ impl Warp {
             if self.lane == 0 {
                 // SAFETY: lane 0's own word.
                 // Ordering: relaxed, scope .cta.
-                r = unsafe { a::ld_relaxed_cta_u32(self.sm_private(q)) };
+                r = unsafe { a::ld_shared_u32(self.sm_private(q)) };
             }
             r = a::shfl_sync_idx_b32(FULL, r, 0);
             if r > 0 {
@@ -134,7 +134,7 @@ impl Warp {
                 let words = smem_per_warp(self.queues) / 4;
                 for i in 0..words {
                     // Ordering: relaxed, scope .cta; lane 0's own words.
-                    let v = a::ld_relaxed_cta_u32(self.smem.add(i as usize));
+                    let v = a::ld_shared_u32(self.smem.add(i as usize));
                     self.park_word(i).write(v);
                 }
             }
@@ -181,7 +181,7 @@ fn park_asked(control: *mut Control, warp: u32) -> bool {
 ///
 /// `p` is the run's params; `smem` the warp's shared words.
 #[inline(never)]
-pub(crate) unsafe fn rejoin(p: &Params, warp: u32, lane: u32, smem: *mut u32) -> Option<u32> {
+pub(crate) unsafe fn rejoin(p: &Params, warp: u32, lane: u32, smem: a::SharedWord) -> Option<u32> {
     let control = p.control as *mut Control;
     let mut go = 0u32;
     if lane == 0 {
@@ -212,7 +212,7 @@ pub(crate) unsafe fn rejoin(p: &Params, warp: u32, lane: u32, smem: *mut u32) ->
             for i in 0..words {
                 // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier
                 // below.
-                a::st_relaxed_cta_u32(smem.add(i as usize), park_word(p.parks, warp, i).read());
+                a::st_shared_u32(smem.add(i as usize), park_word(p.parks, warp, i).read());
             }
             // Ordering: relaxed, scope .gpu; only this warp index touches its record, and
             // its next park stores the flag again after this (program order).

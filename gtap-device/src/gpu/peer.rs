@@ -216,7 +216,7 @@ pub(crate) unsafe fn finish_root(parent: u32) {
 ///
 /// Lane 0 of worker `warp` (thread-level, work first), between batches, holding no task.
 #[inline(never)]
-pub(crate) unsafe fn peer_work(warp: u32, smem: *mut u32, q0: u32) {
+pub(crate) unsafe fn peer_work(warp: u32, smem: a::SharedWord, q0: u32) {
     let p = run();
     if p.gpus < 2 {
         return;
@@ -254,7 +254,7 @@ impl Warp {
         for q in 0..self.queues {
             // SAFETY: this warp's shared words.
             // Ordering: relaxed, scope .cta; the deque thread's own words.
-            n += unsafe { a::ld_relaxed_cta_u32(self.sm_private(q)) };
+            n += unsafe { a::ld_shared_u32(self.sm_private(q)) };
         }
         n
     }
@@ -267,15 +267,15 @@ impl Warp {
         // SAFETY: this warp's shared words and ring; the overflow queue q < queues.
         unsafe {
             // Ordering: relaxed, scope .cta; the deque thread's own words.
-            let tail = a::ld_relaxed_cta_u32(sq);
+            let tail = a::ld_shared_u32(sq);
             // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
             let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
             if tail.wrapping_sub(head) < self.queue_cap / 2 {
                 *self
                     .ring(self.warp, q)
                     .add((tail & (self.queue_cap - 1)) as usize) = slot;
-                a::st_relaxed_cta_u32(sq, tail.wrapping_add(1));
-                a::st_relaxed_cta_u32(pr, a::ld_relaxed_cta_u32(pr) + 1);
+                a::st_shared_u32(sq, tail.wrapping_add(1));
+                a::st_shared_u32(pr, a::ld_shared_u32(pr) + 1);
                 return;
             }
             // Its ancestors are marked (it came through another GPU, or was resumed by
@@ -379,7 +379,7 @@ impl Warp {
 ///
 /// `g` is another GPU of the run; `room` import-table entries of `warp` are free.
 #[inline(never)]
-unsafe fn import_from(warp: u32, smem: *mut u32, g: u32, q0: u32, room: u32) -> bool {
+unsafe fn import_from(warp: u32, smem: a::SharedWord, g: u32, q0: u32, room: u32) -> bool {
     let p = run();
     // SAFETY: g < gpus.
     let gq = GlobalQueues::of_peer(unsafe { &peer(p, g) });
@@ -419,7 +419,7 @@ unsafe fn import_from(warp: u32, smem: *mut u32, g: u32, q0: u32, room: u32) -> 
 ///
 /// As described; the warp has a free import-table entry.
 #[inline(never)]
-unsafe fn import_one(warp: u32, smem: *mut u32, g: u32, q: u32, remote: u32) -> bool {
+unsafe fn import_one(warp: u32, smem: a::SharedWord, g: u32, q: u32, remote: u32) -> bool {
     let p = run();
     let w = Warp::new(p, warp, 0, smem);
     let table = (p.imports as *mut u64).wrapping_add((warp * IMPORTS_PER_WARP) as usize);

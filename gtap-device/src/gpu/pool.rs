@@ -135,7 +135,7 @@ impl Warp {
             // SAFETY: this warp's shared word.
             // Ordering: relaxed, scope .cta; `free_batch_wf` left it non-negative and its last
             // warp barrier ordered every lane's update before this load.
-            top = unsafe { a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) };
+            top = unsafe { a::ld_shared_u32(self.smem.add(W_TOP)) };
         }
         top = a::shfl_sync_idx_b32(FULL, top, 0);
         if top + total > self.stack_cap {
@@ -169,7 +169,7 @@ impl Warp {
         if self.lane == 0 {
             // SAFETY: this warp's shared word.
             // Ordering: relaxed, scope .cta; read by the lanes after the next warp barrier.
-            unsafe { a::st_relaxed_cta_u32(self.smem.add(W_TOP), top + total) };
+            unsafe { a::st_shared_u32(self.smem.add(W_TOP), top + total) };
         }
         a::bar_warp_sync(FULL);
         n - surplus
@@ -184,9 +184,9 @@ impl Warp {
         // SAFETY: this warp's shared words.
         unsafe {
             // Ordering: relaxed, scope .cta; published to the lanes by the warp barrier after.
-            a::st_relaxed_cta_u32(self.smem.add(W_FRESH), self.warp * self.n);
-            a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), (self.warp + 1) * self.n);
-            a::st_relaxed_cta_u32(self.smem.add(W_TOP), 0);
+            a::st_shared_u32(self.smem.add(W_FRESH), self.warp * self.n);
+            a::st_shared_u32(self.smem.add(W_FRESH_END), (self.warp + 1) * self.n);
+            a::st_shared_u32(self.smem.add(W_TOP), 0);
         }
     }
 
@@ -201,14 +201,14 @@ impl Warp {
         // hold slots pushed by this warp's earlier free phases.
         unsafe {
             // Ordering: relaxed, scope .cta; the top is touched by this warp's lanes only.
-            let top = a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), u32::MAX) as i32;
+            let top = a::atom_shared_add_u32(self.smem.add(W_TOP), u32::MAX) as i32;
             if top > 0 {
                 // A plain load: written by a lane of this warp before an earlier warp barrier.
                 return self.stack(top as u32 - 1).read();
             }
             // Ordering: relaxed, scope .cta; as above. The end changes only between batches.
-            let f = a::atom_relaxed_cta_add_u32(self.smem.add(W_FRESH), 1);
-            if f < a::ld_relaxed_cta_u32(self.smem.add(W_FRESH_END)) {
+            let f = a::atom_shared_add_u32(self.smem.add(W_FRESH), 1);
+            if f < a::ld_shared_u32(self.smem.add(W_FRESH_END)) {
                 return f;
             }
             self.alloc_slow(kind)
@@ -310,7 +310,7 @@ impl Warp {
         if self.lane == 0 {
             // SAFETY: this warp's shared word.
             // Ordering: relaxed, scope .cta; the bodies' decrements came before the barrier.
-            let t = unsafe { a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) } as i32;
+            let t = unsafe { a::ld_shared_u32(self.smem.add(W_TOP)) } as i32;
             top = t.max(0) as u32;
         }
         top = a::shfl_sync_idx_b32(FULL, top, 0);
@@ -329,7 +329,7 @@ impl Warp {
         if self.lane == 0 {
             // SAFETY: this warp's shared word.
             // Ordering: relaxed, scope .cta; read by the lanes after the next warp barrier.
-            unsafe { a::st_relaxed_cta_u32(self.smem.add(W_TOP), top + k) };
+            unsafe { a::st_shared_u32(self.smem.add(W_TOP), top + k) };
         }
         a::bar_warp_sync(FULL);
     }
@@ -347,12 +347,12 @@ impl Warp {
         // SAFETY: for the whole body, the warp's shared top and stack; the spill header and ring.
         unsafe {
             // Ordering: relaxed, scope .cta; other leaders of this batch may push too.
-            let t = a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), 1);
+            let t = a::atom_shared_add_u32(self.smem.add(W_TOP), 1);
             if t < self.stack_cap {
                 self.stack(t).write(slot);
                 return;
             }
-            a::atom_relaxed_cta_add_u32(self.smem.add(W_TOP), u32::MAX);
+            a::atom_shared_add_u32(self.smem.add(W_TOP), u32::MAX);
             // Release: the slot's contents, before its entry.
             a::fence_acq_rel_gpu();
             let sp = self.spill();
@@ -406,15 +406,15 @@ impl Warp {
         // SAFETY: for the whole body, the warp's shared words and the spill header.
         unsafe {
             // Ordering: relaxed, scope .cta; this warp's own words, between phases.
-            let f = a::ld_relaxed_cta_u32(self.smem.add(W_FRESH));
-            let end = a::ld_relaxed_cta_u32(self.smem.add(W_FRESH_END));
-            let top = a::ld_relaxed_cta_u32(self.smem.add(W_TOP)) as i32;
+            let f = a::ld_shared_u32(self.smem.add(W_FRESH));
+            let end = a::ld_shared_u32(self.smem.add(W_FRESH_END));
+            let top = a::ld_shared_u32(self.smem.add(W_TOP)) as i32;
             let fresh = end.saturating_sub(f);
             if f > end {
-                a::st_relaxed_cta_u32(self.smem.add(W_FRESH), end);
+                a::st_shared_u32(self.smem.add(W_FRESH), end);
             }
             if top < 0 {
-                a::st_relaxed_cta_u32(self.smem.add(W_TOP), 0);
+                a::st_shared_u32(self.smem.add(W_TOP), 0);
             }
             if fresh == 0 && (top.max(0) as u32) < REFILL_BELOW {
                 let sp = self.spill();
@@ -422,8 +422,8 @@ impl Warp {
                 let s = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).arena_next), self.chunk());
                 if s < self.total_slots() {
                     let e = s.saturating_add(self.chunk()).min(self.total_slots());
-                    a::st_relaxed_cta_u32(self.smem.add(W_FRESH), s);
-                    a::st_relaxed_cta_u32(self.smem.add(W_FRESH_END), e);
+                    a::st_shared_u32(self.smem.add(W_FRESH), s);
+                    a::st_shared_u32(self.smem.add(W_FRESH_END), e);
                 }
             }
         }
@@ -441,18 +441,18 @@ impl Warp {
         // are valid for the run; positions are masked into the ring.
         unsafe {
             // Ordering: relaxed, scope .cta; the counter is touched by this warp's lanes only.
-            let pos = a::atom_relaxed_cta_add_u32(self.smem, 1);
+            let pos = a::atom_shared_add_u32(self.smem, 1);
             if pos < self.n {
                 return self.warp * self.n + pos;
             }
             // Ordering: relaxed, scope .cta; a cache of the free position (monotonic).
-            let mut fp = a::ld_relaxed_cta_u32(self.smem.add(1));
+            let mut fp = a::ld_shared_u32(self.smem.add(1));
             if pos >= fp {
                 // Ordering: relaxed, scope .gpu; a stale value only under-reports free slots,
                 // and the ring entry itself is read with acquire below.
                 fp = a::ld_relaxed_gpu_u32(self.free_pos.add(self.warp as usize));
                 // Ordering: relaxed, scope .cta; keeps the cache monotonic.
-                a::atom_relaxed_cta_max_u32(self.smem.add(1), fp);
+                a::atom_shared_max_u32(self.smem.add(1), fp);
                 if pos >= fp {
                     self.record_error(ERR_POOL_EXHAUSTED, kind, self.n, pos);
                     return NONE;

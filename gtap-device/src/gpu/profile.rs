@@ -43,7 +43,7 @@ impl<const BLOCK: bool> Prof<BLOCK> {
         } else {
             super::layout::smem_per_warp(w.queues)
         };
-        w.smem.wrapping_add((offset / 4) as usize).cast()
+        w.smem.add((offset / 4) as usize).generic().cast()
     }
 
     /// Sets up the shared words and starts the first record.

@@ -20,8 +20,13 @@
 //!   fields out took `FibCutoff`'s kernel from 202 registers to 144, the block-level BFS's
 //!   from 96 to 80; `docs/benchmarks.md`, tenth session). The control block stays: the idle
 //!   path polls it (reading it through the params cost the chain 5%).
-//! - `smem` points at this worker's own shared words: nothing outside the worker reads or
-//!   writes them.
+//! - `smem` is this worker's first shared word ([`a::SharedWord`], a 32-bit address in the
+//!   shared window, so the words are read and written with `ld/st.shared`): nothing outside
+//!   the worker reads or writes them. Words that lanes update at once within a batch (a
+//!   queue's tail, the pool's counters, the head cache) take block-scope atomics, or relaxed
+//!   loads and stores whose stale values are harmless; what lane 0 writes between batches
+//!   reaches the other lanes through a warp barrier (`bar.warp.sync`) before the bodies run,
+//!   and a block's words through a block barrier.
 //! - The error record has one writer per run (the first CAS on `Control::error`), and every
 //!   worker leaves its loop once it sees a stop ([`stop_requested`]).
 
@@ -67,7 +72,7 @@ pub(crate) struct Warp {
     pub(crate) lane: u32,
     /// Shared memory of this warp: `[alloc_pos, free_pos cache, -, -]` then per queue
     /// `[tail, head cache, generated, -]`.
-    pub(crate) smem: *mut u32,
+    pub(crate) smem: a::SharedWord,
 }
 
 impl Warp {
@@ -131,7 +136,7 @@ impl Warp {
     /// The view of worker `warp` (a warp, or a block for block-level workers) of the run
     /// `p` describes, with its shared words at `smem`.
     #[inline(always)]
-    pub(crate) fn new(p: &Params, warp: u32, lane: u32, smem: *mut u32) -> Self {
+    pub(crate) fn new(p: &Params, warp: u32, lane: u32, smem: a::SharedWord) -> Self {
         Self {
             slots: p.slots as *mut u8,
             slot_bytes: p.slot_bytes as usize,
@@ -180,8 +185,8 @@ impl Warp {
     }
 
     #[inline(always)]
-    pub(crate) fn sm_queue(&self, q: u32) -> *mut u32 {
-        self.smem.wrapping_add(4 + 4 * q as usize)
+    pub(crate) fn sm_queue(&self, q: u32) -> a::SharedWord {
+        self.smem.add(4 + 4 * q as usize)
     }
 
     /// Records the run's first error (later ones are dropped) in the host-mapped record.

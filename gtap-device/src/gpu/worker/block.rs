@@ -153,7 +153,7 @@ impl<P> Ctx<'_, P, Thread<'_>> {
     fn refused(&self) -> *mut u8 {
         // SAFETY: the shared word of this block.
         // Ordering: relaxed, scope .cta; read after the batch's block barrier.
-        unsafe { a::st_relaxed_cta_u32(self.w.smem.add(word::FAILED), 1) };
+        unsafe { a::st_shared_u32(self.w.smem.add(word::FAILED), 1) };
         self.ext.batch.scratch.wrapping_add(HEADER_BYTES as usize)
     }
 }
@@ -239,7 +239,7 @@ unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
 fn get(w: &Warp, i: usize) -> u32 {
     // SAFETY: i < word::END, inside the block's scheduler words.
     // Ordering: relaxed, scope .cta; written before the block barrier that precedes this read.
-    unsafe { a::ld_relaxed_cta_u32(w.smem.add(i)) }
+    unsafe { a::ld_shared_u32(w.smem.add(i)) }
 }
 
 /// Writes shared word `i` (read after the next block barrier).
@@ -247,7 +247,7 @@ fn get(w: &Warp, i: usize) -> u32 {
 fn set(w: &Warp, i: usize, v: u32) {
     // SAFETY: as in `get`.
     // Ordering: relaxed, scope .cta; read after the next block barrier.
-    unsafe { a::st_relaxed_cta_u32(w.smem.add(i), v) }
+    unsafe { a::st_shared_u32(w.smem.add(i), v) }
 }
 
 /// Thread 0: finds work for the next batch and broadcasts it through the shared words;
@@ -420,14 +420,12 @@ pub unsafe fn block_worker<
         return;
     }
     crate::gpu::set_params(params);
-    let smem: *mut u32 = a::dynamic_smem().cast();
+    let smem = a::dynamic_smem_word(0);
     let w = Warp::new(p, me, a::lane_id(), smem);
     // Work first: each warp of the block allocates from and frees to a pool of its own (the
     // thread-level worker's, see `pool.rs`), indexed as warp `me * warps + warp_in_block`.
     let warps_per_block = threads / 32;
-    let pool_smem: *mut u32 = a::dynamic_smem()
-        .wrapping_add((BLOCK_SMEM_POOL + 16 * (t / 32)) as usize)
-        .cast();
+    let pool_smem = a::dynamic_smem_word(BLOCK_SMEM_POOL + 16 * (t / 32));
     let pool = Warp::new(p, me * warps_per_block + t / 32, a::lane_id(), pool_smem);
     let batch_block = Batch {
         block_mode: true,
@@ -445,9 +443,9 @@ pub unsafe fn block_worker<
         unsafe {
             // Ordering: relaxed, scope .cta; published to the block by the barrier below.
             for i in 0..word::END {
-                a::st_relaxed_cta_u32(smem.add(i), 0);
+                a::st_shared_u32(smem.add(i), 0);
             }
-            a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+            a::st_shared_u32(smem.add(1), p.tasks_per_warp);
         }
         if PROFILE {
             // SAFETY: thread 0, once, profiled kernel.
@@ -468,6 +466,9 @@ pub unsafe fn block_worker<
     // Profiler state (dead code when !PROFILE).
     let mut prof = BlockProf { written: 0 };
 
+    // The heartbeat word the host watchdog samples, computed once (reading `p.progress` in
+    // the loop put a dependent parameter load on the deque thread's path every batch).
+    let heartbeat = (p.progress as *mut u32).wrapping_add(me as usize);
     loop {
         // ---- 1. Acquire (thread 0), broadcast. ----
         let mut root_now = false;
@@ -652,7 +653,7 @@ pub unsafe fn block_worker<
                 steps += 1;
                 if (block_mode || PROFILE) && spawned > 0 {
                     // Ordering: relaxed, scope .cta; read by thread 0 after the barrier.
-                    a::atom_relaxed_cta_add_u32(w.smem.add(word::SPAWNED), spawned);
+                    a::atom_shared_add_u32(w.smem.add(word::SPAWNED), spawned);
                 }
                 match step {
                     Step::Done => finished = 1,
@@ -799,8 +800,8 @@ pub unsafe fn block_worker<
                 // reserved last), or else up to a batch of the newest thread-level tasks, to
                 // run next without a round trip through the deque (GTaP keeps one task).
                 // Ordering: relaxed, scope .cta; written by threads before the barriers.
-                let generated_block = a::ld_relaxed_cta_u32(w.sm_queue(Q_BLOCK).add(2));
-                let generated_thread = a::ld_relaxed_cta_u32(w.sm_queue(Q_THREAD).add(2));
+                let generated_block = a::ld_shared_u32(w.sm_queue(Q_BLOCK).add(2));
+                let generated_thread = a::ld_shared_u32(w.sm_queue(Q_THREAD).add(2));
                 let (kq, keep) = if generated_block > 0 {
                     (Q_BLOCK, 1)
                 } else {
@@ -808,7 +809,7 @@ pub unsafe fn block_worker<
                 };
                 for q in [Q_THREAD, Q_BLOCK] {
                     // Ordering: relaxed, scope .cta; written by threads before the barriers.
-                    let g = a::ld_relaxed_cta_u32(w.sm_queue(q).add(2));
+                    let g = a::ld_shared_u32(w.sm_queue(q).add(2));
                     if g == 0 {
                         continue;
                     }
@@ -829,7 +830,7 @@ pub unsafe fn block_worker<
                 }
                 batches += 1;
                 // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
-                a::st_relaxed_gpu_u32((p.progress as *mut u32).add(me as usize), batches);
+                a::st_relaxed_gpu_u32(heartbeat, batches);
                 if batches % STOP_CHECK_EVERY == 0 && w.should_stop() {
                     set(&w, word::FAILED, 1);
                 }
@@ -901,8 +902,8 @@ pub unsafe fn block_worker<
         // SAFETY: the block's shared words.
         // Ordering: relaxed, scope .cta; summed by thread 0 after the barrier.
         unsafe {
-            a::atom_relaxed_cta_add_u32(w.smem.add(word::GOT), steps);
-            a::atom_relaxed_cta_add_u32(w.smem.add(word::QUEUE), spawned);
+            a::atom_shared_add_u32(w.smem.add(word::GOT), steps);
+            a::atom_shared_add_u32(w.smem.add(word::QUEUE), spawned);
         }
     }
     a::bar_sync();

@@ -49,7 +49,7 @@ fn next_idle_ns(idle_ns: u32) -> u32 {
 /// (`rank` of `size`), after the deque thread staged the batch's publication: per queue, the
 /// deque thread reserves the positions, all copy the staged entries from the own ring in
 /// parallel, fence, and the deque thread commits. A block broadcasts the reservation through
-/// the shared word `scratch` (a warp through a shuffle).
+/// the shared word `scratch` (a warp through a shuffle, leaving `scratch` untouched).
 ///
 /// # Safety
 ///
@@ -57,7 +57,7 @@ fn next_idle_ns(idle_ns: u32) -> u32 {
 /// their count (written by the deque thread before this call: a warp synchronizes here, a
 /// block passed a barrier since); every lane (thread) of the worker calls this.
 #[inline(always)]
-unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch: *mut u32) {
+unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch: a::SharedWord) {
     let sync = || {
         if BLOCK {
             a::bar_sync();
@@ -74,11 +74,11 @@ unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch
         // reserved range of the global queue.
         unsafe {
             // Ordering: relaxed, scope .cta; written by the deque thread before the barrier.
-            let n = a::ld_relaxed_cta_u32(sq.add(3));
+            let n = a::ld_shared_u32(sq.add(3));
             if n == 0 {
                 continue;
             }
-            let first = a::ld_relaxed_cta_u32(sq);
+            let first = a::ld_shared_u32(sq);
             let gq = GlobalQueues::of_run();
             let mut base = 0;
             if rank == 0 {
@@ -87,10 +87,10 @@ unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch
             if BLOCK {
                 // Ordering: relaxed, scope .cta; read by the block after the barrier.
                 if rank == 0 {
-                    a::st_relaxed_cta_u32(scratch, base);
+                    a::st_shared_u32(scratch, base);
                 }
                 a::bar_sync();
-                base = a::ld_relaxed_cta_u32(scratch);
+                base = a::ld_shared_u32(scratch);
             } else {
                 base = a::shfl_sync_idx_b32(FULL, base, 0);
             }
@@ -108,7 +108,7 @@ unsafe fn push_staged<const BLOCK: bool>(w: &Warp, rank: u32, size: u32, scratch
             a::fence_acq_rel_gpu();
             sync();
             if rank == 0 {
-                a::st_relaxed_cta_u32(sq.add(3), 0);
+                a::st_shared_u32(sq.add(3), 0);
                 if base != NONE {
                     gq.commit(q, base, n);
                 }

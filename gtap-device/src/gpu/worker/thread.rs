@@ -82,11 +82,9 @@ pub unsafe fn thread_worker<
     } else {
         params
     });
-    let smem: *mut u32 = a::dynamic_smem()
-        .wrapping_add(
-            (warp_in_block * crate::gpu::layout::smem_per_warp_of(p.queues, PROFILE)) as usize,
-        )
-        .cast();
+    let smem = a::dynamic_smem_word(
+        warp_in_block * crate::gpu::layout::smem_per_warp_of(p.queues, PROFILE),
+    );
     let resume = parkable && p.resume != 0;
     // Work first: slots in this lane's free array (kept across batches; see `pool.rs`).
     let mut lane_free: u32 = 0;
@@ -107,16 +105,16 @@ pub unsafe fn thread_worker<
             if wf {
                 w.init_pool_wf();
             } else {
-                a::st_relaxed_cta_u32(smem, 0);
-                a::st_relaxed_cta_u32(smem.add(1), p.tasks_per_warp);
+                a::st_shared_u32(smem, 0);
+                a::st_shared_u32(smem.add(1), p.tasks_per_warp);
             }
             for q in 0..p.queues {
                 let sq = w.sm_queue(q);
-                a::st_relaxed_cta_u32(sq, 0);
-                a::st_relaxed_cta_u32(sq.add(1), 0);
-                a::st_relaxed_cta_u32(sq.add(2), 0);
-                a::st_relaxed_cta_u32(sq.add(3), 0);
-                a::st_relaxed_cta_u32(w.sm_private(q), 0);
+                a::st_shared_u32(sq, 0);
+                a::st_shared_u32(sq.add(1), 0);
+                a::st_shared_u32(sq.add(2), 0);
+                a::st_shared_u32(sq.add(3), 0);
+                a::st_shared_u32(w.sm_private(q), 0);
             }
         }
     }
@@ -152,6 +150,9 @@ pub unsafe fn thread_worker<
         unsafe { WarpProf::init(&w, p, a::globaltimer()) };
     }
 
+    // The heartbeat word the host watchdog samples, computed once (reading `p.progress` in
+    // the loop put a dependent parameter load on the deque thread's path every batch).
+    let heartbeat = (p.progress as *mut u32).wrapping_add(warp as usize);
     loop {
         let kept_before = kept;
         // ---- 1. Acquire: top up from the own deque, steal when holding nothing. ----
@@ -293,6 +294,11 @@ pub unsafe fn thread_worker<
                 (*r).kept = kept_before;
             }
         }
+        // Lane 0's writes to the warp's shared words (this acquire's pops and refills, the last
+        // batch's publication and pool refill) before the bodies' `alloc_wf` and `reserve`
+        // read them: the shuffles order the lanes' execution, not their memory accesses
+        // (racecheck reported the pool's fresh range, written by `refill_wf`, without it).
+        a::bar_warp_sync(FULL);
         // No acquire fence for kept or own popped tasks: they were written by this warp, and a
         // parent that this warp re-enqueued was followed by the batch's second fence (after
         // the RMW on its pending counter), which is the acquire of its children's results.
@@ -402,50 +408,69 @@ pub unsafe fn thread_worker<
         if lane == 0 {
             // SAFETY: lane 0 owns the warp's shared words and deque headers.
             unsafe {
-                let mut best = 0u32;
-                for q in 0..w.queues {
+                if w.queues == 1 {
+                    // One queue (every program run without EPAQ queues): the steps below
+                    // without their loops over the queues, whose back edges were a measurable
+                    // share of lane 0's path on fib.
                     // Ordering: relaxed, scope .cta; written by lanes before the warp barrier.
-                    let g = a::ld_relaxed_cta_u32(w.sm_queue(q).add(2));
-                    if g > best {
-                        best = g;
-                        kq = q;
+                    let g = a::ld_shared_u32(w.sm_queue(0).add(2));
+                    keep = g.min(32);
+                    if g > 0 {
+                        new_tail = w.publish_new::<GLOBAL>(0, g, true, keep, wf);
                     }
-                }
-                keep = best.min(32);
-                for q in 0..w.queues {
-                    // Ordering: relaxed, scope .cta; written by lanes before the warp barrier.
-                    let g = a::ld_relaxed_cta_u32(w.sm_queue(q).add(2));
-                    if g == 0 {
-                        continue;
+                    if wf {
+                        release = w.release_amount(0, true, cur_q_hint, count_hint, hungry);
                     }
-                    let kept_from = w.publish_new::<GLOBAL>(q, g, q == kq, keep, wf);
-                    if q == kq {
-                        new_tail = kept_from;
+                } else {
+                    let mut best = 0u32;
+                    for q in 0..w.queues {
+                        // Ordering: relaxed, scope .cta; written by lanes before the warp barrier.
+                        let g = a::ld_shared_u32(w.sm_queue(q).add(2));
+                        if g > best {
+                            best = g;
+                            kq = q;
+                        }
+                    }
+                    keep = best.min(32);
+                    for q in 0..w.queues {
+                        // Ordering: relaxed, scope .cta; written by lanes before the warp barrier.
+                        let g = a::ld_shared_u32(w.sm_queue(q).add(2));
+                        if g == 0 {
+                            continue;
+                        }
+                        let kept_from = w.publish_new::<GLOBAL>(q, g, q == kq, keep, wf);
+                        if q == kq {
+                            new_tail = kept_from;
+                        }
+                    }
+                    if wf {
+                        // A ring at least half full spills instead (`overflow.rs`): the decision
+                        // comes back as a release with `SPILL` set.
+                        for q in 0..w.queues {
+                            // Whether the next batch comes from `q`: the kept tasks' queue, else
+                            // this batch's (`pop_wf` starts there).
+                            let runs_next = q == if keep > 0 { kq } else { cur_q };
+                            release =
+                                w.release_amount(q, runs_next, cur_q_hint, count_hint, hungry);
+                            if release > 0 {
+                                rq = q;
+                                break;
+                            }
+                        }
                     }
                 }
                 if wf {
-                    // A ring at least half full spills instead (`overflow.rs`): the decision
-                    // comes back as a release with `SPILL` set.
-                    for q in 0..w.queues {
-                        // Whether the next batch comes from `q`: the kept tasks' queue, else
-                        // this batch's (`pop_wf` starts there).
-                        let runs_next = q == if keep > 0 { kq } else { cur_q };
-                        release = w.release_amount(q, runs_next, cur_q_hint, count_hint, hungry);
-                        if release > 0 {
-                            rq = q;
-                            break;
-                        }
-                    }
                     w.refill_wf();
                 }
                 batches += 1;
                 // Ordering: relaxed, scope .gpu; a heartbeat the host watchdog samples.
-                a::st_relaxed_gpu_u32((p.progress as *mut u32).add(warp as usize), batches);
+                a::st_relaxed_gpu_u32(heartbeat, batches);
             }
         }
         if GLOBAL {
-            // SAFETY: the staged entries lane 0 counted above.
-            unsafe { push_staged::<false>(&w, lane, 32, core::ptr::null_mut()) };
+            // SAFETY: the staged entries lane 0 counted above. (A warp broadcasts through a
+            // shuffle: the scratch word is not touched.)
+            unsafe { push_staged::<false>(&w, lane, 32, w.smem) };
         }
         if wf {
             release = a::shfl_sync_idx_b32(FULL, release, 0);
