@@ -177,6 +177,19 @@ impl Warp {
                 let est = a::ld_shared_u32(sq.add(3));
                 a::st_shared_u32(sq.add(3), est + publish);
             }
+            if !wf && !GLOBAL {
+                // The shared deque: the deque thread refreshes the cache of the steal end when
+                // the ring looks half full (work first does it in `plan_spill`), since spawns
+                // only read it (`reserve`).
+                // Ordering: relaxed, scope .gpu; thieves only raise `head`, stale is
+                // conservative.
+                let tail = a::ld_shared_u32(sq);
+                if tail.wrapping_sub(a::ld_shared_u32(sq.add(1))) >= self.queue_cap / 2 {
+                    let head =
+                        a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
+                    a::st_shared_u32(sq.add(1), head);
+                }
+            }
             kept_from
         }
     }
@@ -382,12 +395,15 @@ impl Warp {
             let sq = self.sm_queue(q);
             // Ordering: relaxed, scope .cta; the tail is this warp's own.
             let t = a::atom_shared_add_u32(sq, 1);
-            // Ordering: relaxed, scope .cta; a cache of the steal end (stale = conservative).
-            let mut h = a::ld_shared_u32(sq.add(1));
+            // Ordering: relaxed, scope .cta; a cache of the steal end (stale = conservative),
+            // written only by the deque thread between batches (`plan_spill` refreshes it when
+            // the ring looks half full), so the threads spawning at once only read it.
+            let h = a::ld_shared_u32(sq.add(1));
             if t.wrapping_sub(h) >= self.queue_cap {
                 // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
-                h = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
-                a::st_shared_u32(sq.add(1), h);
+                // Not written back: two warps of a block refreshing the cache while others
+                // read it was a hazard racecheck reported (gpu-smoke's block overflow row).
+                let h = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
                 if t.wrapping_sub(h) >= self.queue_cap {
                     self.record_error(ERR_QUEUE_OVERFLOW, kind, self.queue_cap, q);
                     return false;
