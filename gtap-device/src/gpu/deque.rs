@@ -179,12 +179,11 @@ impl Warp {
             }
             if !wf && !GLOBAL {
                 // The shared deque: the deque thread refreshes the cache of the steal end when
-                // the ring looks half full (work first does it in `plan_spill`), since spawns
-                // only read it (`reserve`).
+                // the ring looks half full (`spill_due`; work first refreshes it in
+                // `plan_spill`), since spawns only read it (`reserve`).
                 // Ordering: relaxed, scope .gpu; thieves only raise `head`, stale is
                 // conservative.
-                let tail = a::ld_shared_u32(sq);
-                if tail.wrapping_sub(a::ld_shared_u32(sq.add(1))) >= self.queue_cap / 2 {
+                if self.spill_due(q) {
                     let head =
                         a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
                     a::st_shared_u32(sq.add(1), head);

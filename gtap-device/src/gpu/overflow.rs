@@ -91,7 +91,7 @@ impl Warp {
     ///
     /// # Safety
     ///
-    /// The deque thread (lane 0, thread 0 of a block-level worker), work-first kernel.
+    /// The deque thread (lane 0, thread 0 of a block-level worker; any scheduler).
     #[inline(always)]
     pub(crate) unsafe fn spill_due(&self, q: u32) -> bool {
         let sq = self.sm_queue(q);
