@@ -43,15 +43,16 @@ struct Fences {
     claim: bool,
     /// `join_wf`: before the shared decrement.
     before_rmw: bool,
-    /// `complete_wf`: after the decrement that brings `pending` to zero.
-    after_last: bool,
+    /// `complete_wf`: the shared decrement is an acquire RMW (`atom.acquire.gpu`; until the
+    /// fifteenth session a relaxed RMW and a fence after the last one).
+    acquire_rmw: bool,
 }
 
 const ALL: Fences = Fences {
     release: true,
     claim: true,
     before_rmw: true,
-    after_last: true,
+    acquire_rmw: true,
 };
 
 /// One parent suspended at a join of `N` children, and its owner's deque (one queue, one
@@ -221,15 +222,18 @@ impl<const N: usize> Join<N> {
         }
     }
 
-    /// `join_wf` + `complete_wf`, shared: fence, relaxed RMW, and a fence after the last.
+    /// `join_wf` + `complete_wf`, shared: fence, then an acquire RMW; the last one resumes
+    /// the parent with no further fence.
     fn complete_shared(&self, warp: u32) {
         if self.fences.before_rmw {
             fence(AcqRel);
         }
-        if self.pending.fetch_sub(1, Relaxed) == 1 {
-            if self.fences.after_last {
-                fence(AcqRel);
-            }
+        let order = if self.fences.acquire_rmw {
+            Acquire
+        } else {
+            Relaxed
+        };
+        if self.pending.fetch_sub(1, order) == 1 {
             self.resume(warp);
         }
     }
@@ -538,10 +542,10 @@ fn no_fence_before_rmw() {
 
 #[test]
 #[should_panic(expected = "Causality violation")]
-fn no_fence_after_last() {
+fn no_acquire_rmw() {
     check(
         Fences {
-            after_last: false,
+            acquire_rmw: false,
             ..ALL
         },
         owner_keep_one,

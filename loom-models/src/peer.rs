@@ -65,7 +65,7 @@ struct Run {
     record: UnsafeCell<u32>,
     /// The parent's frame: the two children's results.
     results: [UnsafeCell<u32>; 2],
-    /// The parent's `pending` (shared path: fence, relaxed RMW, fence).
+    /// The parent's `pending` (shared path: fence, then an acquire RMW).
     pending: AtomicU32,
     /// `V`'s overflow queue (the export channel) and inbox (the completion channel).
     export: Channel,
@@ -80,8 +80,7 @@ impl Run {
     /// A child finished (its result is in the frame): the shared join of `join.rs`.
     fn complete_child(&self) {
         fence(AcqRel);
-        if self.pending.fetch_sub(1, Relaxed) == 1 {
-            fence(AcqRel);
+        if self.pending.fetch_sub(1, Acquire) == 1 {
             // The parent resumes: both results.
             let (a, b) = (read(&self.results[0]), read(&self.results[1]));
             assert_eq!((a, b), (10, 2 * 7), "a result not visible to the parent");

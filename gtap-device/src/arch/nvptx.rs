@@ -547,6 +547,11 @@ rmw!(
     atom_relaxed_gpu_add_u64, u64, reg64, "atom.relaxed.gpu.add.u64"
 );
 rmw!(
+    /// Acquire add, device scope: `ATOM` then an L1 invalidation (`CCTL.IVALL`), no
+    /// `MEMBAR` (a shared join's decrement, `gpu/join.rs`).
+    atom_acquire_gpu_add_u32, u32, reg32, "atom.acquire.gpu.add.u32"
+);
+rmw!(
     /// Acquire-release add, device scope.
     atom_acq_rel_gpu_add_u32, u32, reg32, "atom.acq_rel.gpu.add.u32"
 );

@@ -12,11 +12,16 @@
 //!   device-scope RMW.
 //! - **Shared** (the parent is marked): a child may finish on any warp. Before its decrement
 //!   every lane of the finishing warp runs `fence.acq_rel.gpu` (release: the child's result in
-//!   the parent's frame), then the leader subtracts with a device-scope RMW. The lane that
-//!   brings `pending` to zero fences again (acquire: every other child's result) before the
-//!   parent is re-enqueued on *this* warp's private part, and the whole warp fences before
-//!   the next batch, so the lane that resumes the parent sees what the lane that completed it
-//!   saw.
+//!   the parent's frame), then the leader subtracts with a device-scope *acquire* RMW. The
+//!   RMWs on `pending` form a release sequence, so the one that brings it to zero
+//!   synchronizes with every earlier child's release: that lane sees every other child's
+//!   result and the parent's header before it re-enqueues the parent on *this* warp's
+//!   private part. No second fence: the acquire RMW is an `ATOM` and an L1 invalidation, and
+//!   `bar.warp.sync` (before the next batch's bodies) orders memory among the warp's lanes,
+//!   so the lane that resumes the parent sees what the lane that completed it saw. (Until
+//!   the fifteenth session the last lane fenced after a relaxed RMW and the whole warp fenced
+//!   again: two `MEMBAR.GPU`s, each waiting for the warp's outstanding stores, on most of
+//!   EPAQ's batches; `docs/benchmarks.md`.)
 //!
 //! A mark is set by the join's owner before the release fence that publishes the child, so a
 //! thief that claims the child sees it; the owner's plain decrements before the mark are
@@ -73,7 +78,6 @@ impl Warp {
     pub(crate) unsafe fn join_wf(&self, notify: bool, parent: u32, shared: bool) -> u32 {
         let (mut active, mut parent) = (notify, parent);
         let mut resumed = false;
-        let mut acquire = false;
         let mut first = true;
         while a::vote_sync_ballot_b32(FULL, active) != 0 {
             let shared = if first {
@@ -93,7 +97,6 @@ impl Warp {
             if active && self.lane == peers.trailing_zeros() {
                 // SAFETY: one leader per parent in this round.
                 let step = unsafe { self.complete_wf(parent, peers.count_ones(), shared) };
-                acquire |= step.acquired;
                 resumed |= step.resumed;
                 active = step.next != NONE - 1;
                 parent = step.next;
@@ -101,10 +104,8 @@ impl Warp {
                 active = false;
             }
         }
-        if a::vote_sync_ballot_b32(FULL, acquire) != 0 {
-            // Acquire side: a parent completed through the shared path runs on this warp next.
-            a::fence_acq_rel_gpu();
-        }
+        // No acquire fence: a lane that completed a shared join acquired with its RMW, and the
+        // warp barrier before the next bodies orders memory among the lanes (module doc).
         a::vote_sync_ballot_b32(FULL, resumed)
     }
 
@@ -120,9 +121,9 @@ impl Warp {
     /// parent to tell next (in the next round of a warp, or the next turn of a block thread's
     /// loop).
     ///
-    /// - A *shared* join (`shared`, the parent is marked): a device-scope RMW, after the
-    ///   worker's `fence.acq_rel.gpu` (release pattern; the RMWs on `pending` form a release
-    ///   sequence), and an acquire fence by the lane whose RMW was the last.
+    /// - A *shared* join (`shared`, the parent is marked): a device-scope acquire RMW, after
+    ///   the worker's `fence.acq_rel.gpu` (release pattern; the RMWs on `pending` form a
+    ///   release sequence, so the last one synchronizes with every child's release).
     /// - An *owner-only* join: warp level (`!BLOCK`), plain accesses by the round's one leader
     ///   per parent, ordered by program order and warp barriers; block level (`BLOCK`), a
     ///   block-scope RMW (the threads of one batch update it at once), block barriers
@@ -144,7 +145,6 @@ impl Warp {
         let mut out = Completion {
             next: NONE - 1,
             resumed: false,
-            acquired: false,
         };
         // SAFETY: for the whole body, parents outlive their children by the pending counter.
         unsafe {
@@ -160,10 +160,13 @@ impl Warp {
             // flags too.
             let mut first_half = None;
             let last = if shared {
-                // Ordering: relaxed, scope .gpu, after the worker's fence.acq_rel.gpu (a
-                // release pattern); the RMWs on `pending` form a release sequence.
+                // Ordering: acquire, scope .gpu. Release side: the worker's fence.acq_rel.gpu
+                // before it (a release pattern). The RMWs on `pending` form a release
+                // sequence, so the one that reads `count` (the last) synchronizes with every
+                // other child's release: it acquires their results and the parent's header as
+                // its owner left it. Pairs with the same RMW of the other children's workers.
                 let old =
-                    a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), count.wrapping_neg());
+                    a::atom_acquire_gpu_add_u32(addr_of_mut!((*ph).pending), count.wrapping_neg());
                 old == count
             } else if BLOCK {
                 // Ordering: relaxed, scope .cta; every updater is a thread of this block, and
@@ -187,12 +190,6 @@ impl Warp {
             };
             if !last {
                 return out;
-            }
-            if shared {
-                // Acquire side: the other children's results, and the parent's header as its
-                // owner left it.
-                a::fence_acq_rel_gpu();
-                out.acquired = true;
             }
             let (kind, (queue, flags)) = match first_half {
                 // `Header`'s words in order (`layout.rs`).
@@ -238,19 +235,19 @@ impl Warp {
     ///   and the block barriers between batches order everything else (the children's
     ///   results, the parent's header) for the thread that resumes it.
     /// - A shared join takes the warp path's device-scope protocol: the block fenced before
-    ///   (the caller's [`Warp::block_shares`]), the RMW, and the last child's acquire fence,
-    ///   reported in [`BlockCompletion::acquired`] so that every thread fences before the
-    ///   parent runs.
+    ///   (the caller's [`Warp::block_shares`]), then the acquire RMW. The block barrier after
+    ///   the joins orders memory among the block's threads, so whichever thread runs the
+    ///   parent sees what the completing thread acquired; no fence after it.
     ///
     /// A parent freed on the way goes to `pool`, this thread's warp's pool (see `pool.rs`).
+    /// Returns whether it re-enqueued a parent on this worker.
     ///
     /// # Safety
     ///
     /// `parent` is the finished task's parent; every thread of the block fenced when any
     /// thread's [`Warp::block_shares`] was true; `pool` is this thread's warp's view, after its
     /// [`Warp::free_batch_wf`] of this batch.
-    pub(crate) unsafe fn complete_block_wf(&self, pool: &Warp, parent: u32) -> BlockCompletion {
-        let mut out = BlockCompletion::default();
+    pub(crate) unsafe fn complete_block_wf(&self, pool: &Warp, parent: u32) -> bool {
         let mut parent = parent;
         loop {
             // SAFETY: a suspended task's header (a finished task's parent), as the caller
@@ -259,23 +256,12 @@ impl Warp {
             // SAFETY: as the caller promises; the block fenced before this chain began when
             // any link of it is shared or done (`block_shares`).
             let c = unsafe { self.tell_parent::<true>(pool, parent, 1, shared) };
-            out.acquired |= c.acquired;
-            out.resumed = c.resumed;
             if c.next == NONE - 1 {
-                return out;
+                return c.resumed;
             }
             parent = c.next;
         }
     }
-}
-
-/// What one thread's [`Warp::complete_block_wf`] did.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct BlockCompletion {
-    /// A parent was re-enqueued on this worker.
-    pub(crate) resumed: bool,
-    /// A shared join completed on this thread, which fenced after its last decrement.
-    pub(crate) acquired: bool,
 }
 
 /// What one leader's update of a join did.
@@ -284,8 +270,6 @@ struct Completion {
     next: u32,
     /// The parent was re-enqueued on this warp.
     resumed: bool,
-    /// The join was shared and this lane fenced after its last decrement.
-    acquired: bool,
 }
 
 // The shared-deque ablation's join: every child's decrement is a device-scope RMW after the

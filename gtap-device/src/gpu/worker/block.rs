@@ -105,9 +105,7 @@ mod word {
     /// Work first: 1 when a thread's frees or joins of this batch share something
     /// ([`Warp::block_shares`]), so every thread fences first.
     pub const SHARES: usize = 28;
-    /// Work first: 1 when a thread completed a shared join, so every thread fences before
-    /// the parent runs.
-    pub const ACQUIRED: usize = 29;
+    // 29: free (a shared join's completion needs no block-wide fence: `join.rs`).
     /// Work first: private entries of queue 0 and 1 thread 0 releases after this batch (with
     /// `overflow::SPILL`: spills).
     pub const RELEASE: usize = 30;
@@ -267,7 +265,6 @@ unsafe fn acquire<const PROFILE: bool, const GLOBAL: bool>(
     if wf {
         // The last batch's flags, read by every thread before the barrier that ended it.
         set(w, word::SHARES, 0);
-        set(w, word::ACQUIRED, 0);
     }
     let kept = get(w, word::KEPT);
     if kept > 0 {
@@ -754,11 +751,7 @@ pub unsafe fn block_worker<
             if wf {
                 // SAFETY: the finished task's parent, after the fence when it is shared; this
                 // warp's pool after its frees (see `join.rs`).
-                let c = unsafe { w.complete_block_wf(&pool, notify_parent) };
-                reenqueued = c.resumed;
-                if c.acquired {
-                    set(&w, word::ACQUIRED, 1);
-                }
+                reenqueued = unsafe { w.complete_block_wf(&pool, notify_parent) };
             } else {
                 // SAFETY: as above.
                 reenqueued = unsafe { w.complete(notify_parent) };
@@ -769,10 +762,12 @@ pub unsafe fn block_worker<
         } else {
             u32::from(a::bar_red_or(reenqueued))
         };
-        if (!wf && resumed != 0) || (wf && get(&w, word::ACQUIRED) != 0) {
+        if !wf && resumed != 0 {
             // The shared deque: re-enqueued parents' ring entries, before thread 0 publishes
-            // them. Work first: the acquire side of a shared join, on every thread that may
-            // run the parent.
+            // them. (Work first needs no fence here: the thread that completed a shared join
+            // acquired with its decrement, and the block barrier above orders memory among
+            // the block's threads, so whichever thread runs the parent sees what it saw;
+            // `join.rs`.)
             a::fence_acq_rel_gpu();
         }
         if wf && a::lane_id() == 0 {
