@@ -114,10 +114,13 @@ mod gpu {
     use crate::arch::nvptx as a;
     use crate::gpu::layout::{BLOCK_SMEM_COLLECTIVE, BLOCK_SMEM_COLLECTIVE_BYTES};
 
-    /// The block's collective area in shared memory (see `gpu::layout`).
+    /// The block's collective area in shared memory (see `gpu::layout`; 16-aligned), as a
+    /// shared-window address: the reductions' slots are read and written as `.shared`
+    /// accesses (`LDS`/`STS`), not through a generic pointer.
     #[inline(always)]
-    pub(super) fn area() -> *mut u8 {
-        a::dynamic_smem().wrapping_add(BLOCK_SMEM_COLLECTIVE as usize)
+    pub(super) fn area() -> a::SharedWord {
+        const { assert!(BLOCK_SMEM_COLLECTIVE % 16 == 0) };
+        a::dynamic_smem_word(BLOCK_SMEM_COLLECTIVE)
     }
 
     /// Adds a per-warp partial (every lane gets the warp's total) and then the warp totals in
@@ -138,18 +141,21 @@ mod gpu {
             off >>= 1;
         }
         let warps = a::block_dim_x() / 32;
-        let slots = area().cast::<u64>();
+        // Warp w's slot: the 8 bytes at 8 * w (two words).
+        let slot = |w: u32| area().add(2 * w as usize);
         a::bar_sync(); // the area is free: an earlier collective's reads are done
         if lane == 0 {
-            // SAFETY: warp < 32 (blocks of at most 1024 threads): inside the 256-byte area.
-            unsafe { slots.add((a::thread_idx_x() / 32) as usize).write(bits(x)) };
+            // SAFETY: warp < 32 (blocks of at most 1024 threads): inside the 256-byte area,
+            // 8-aligned; only this warp's lane 0 writes it before the barrier.
+            unsafe { a::st_shared_u64(slot(a::thread_idx_x() / 32), bits(x)) };
         }
         a::bar_sync();
-        // SAFETY: every warp's slot was written before the barrier.
-        let mut total = from(unsafe { slots.read() });
+        // SAFETY: every warp's slot was written before the barrier; none is written again
+        // before the next collective's first barrier.
+        let mut total = from(unsafe { a::ld_shared_u64(slot(0)) });
         for w in 1..warps {
             // SAFETY: as above.
-            total = add(total, from(unsafe { slots.add(w as usize).read() }));
+            total = add(total, from(unsafe { a::ld_shared_u64(slot(w)) }));
         }
         total
     }
@@ -159,7 +165,8 @@ mod gpu {
     pub(super) fn broadcast<T: Copy>(v: T) -> T {
         const { assert!(core::mem::size_of::<T>() <= BLOCK_SMEM_COLLECTIVE_BYTES as usize) };
         const { assert!(core::mem::align_of::<T>() <= 16) };
-        let p = area().cast::<T>();
+        // Any `Copy` type: plain Rust accesses through the area's generic address.
+        let p = area().generic().cast::<T>();
         a::bar_sync(); // the area is free
         if a::thread_idx_x() == 0 {
             // SAFETY: T fits the 16-aligned area (checked above).

@@ -748,6 +748,41 @@ shared_op!(
     rmw atom_shared_max_u32, "atom.relaxed.cta.shared.max.u32"
 );
 
+/// Plain (weak) load of the 8-byte value at `w` in shared memory: data ordered by block
+/// barriers (the block collectives' slots, `crate::block`).
+///
+/// # Safety
+///
+/// `w` and the word after it lie inside the block's dynamic shared memory, `w` is 8-aligned,
+/// and no thread writes them until a barrier orders the accesses.
+#[doc(alias = "ld.shared.u64")]
+#[inline(always)]
+#[must_use]
+pub unsafe fn ld_shared_u64(w: SharedWord) -> u64 {
+    let r: u64;
+    // SAFETY: the caller guarantees the address is inside shared memory and 8-aligned.
+    unsafe {
+        asm!("ld.shared.u64 {r}, [{a}];", r = out(reg64) r, a = in(reg32) w.0,
+            options(nostack, readonly))
+    };
+    r
+}
+
+/// Plain (weak) store of an 8-byte value at `w` in shared memory (see [`ld_shared_u64`]).
+///
+/// # Safety
+///
+/// As for [`ld_shared_u64`]: inside shared memory, 8-aligned, and no other thread reads or
+/// writes it until a barrier orders the accesses.
+#[doc(alias = "st.shared.u64")]
+#[inline(always)]
+pub unsafe fn st_shared_u64(w: SharedWord, v: u64) {
+    // SAFETY: as for the load.
+    unsafe {
+        asm!("st.shared.u64 [{a}], {v};", a = in(reg32) w.0, v = in(reg64) v, options(nostack))
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // User-level atomics (same names and signatures as `host.rs`; see `arch/mod.rs`). Relaxed,
 // device scope, on generic addresses (a `Slice` may point anywhere in device memory).
