@@ -119,7 +119,7 @@ mod gpu {
     /// accesses (`LDS`/`STS`), not through a generic pointer.
     #[inline(always)]
     pub(super) fn area() -> a::SharedWord {
-        const { assert!(BLOCK_SMEM_COLLECTIVE % 16 == 0) };
+        const { assert!(BLOCK_SMEM_COLLECTIVE.is_multiple_of(16)) };
         a::dynamic_smem_word(BLOCK_SMEM_COLLECTIVE)
     }
 
