@@ -401,6 +401,21 @@ store!(
     st_release_sys_u32, u32, reg32, "st.release.sys.u32"
 );
 
+/// Asks the SM's L1 to fetch the sector at `p` (a generic address in global memory) ahead of
+/// the loads that will read it (`CCTL.E.PF1`): writes no register and waits for nothing, so
+/// the fetch overlaps whatever the thread does until then. Its only effect is on timing.
+///
+/// # Safety
+///
+/// `p` points into global memory the thread may read.
+#[doc(alias = "prefetch.L1")]
+#[inline(always)]
+pub unsafe fn prefetch_l1(p: *const u8) {
+    // SAFETY: the caller guarantees `p` is readable global memory; a prefetch reads nothing
+    // into the program's state.
+    unsafe { asm!("prefetch.L1 [{p}];", p = in(reg64) p, options(nostack, readonly)) };
+}
+
 /// Plain (weak) 16-byte store of four words: one L2 request per lane where four 4-byte stores
 /// are four (a task header's first half, `gpu/step.rs`).
 ///

@@ -611,7 +611,9 @@ impl Inner {
             wf,
             multi,
         } = shape;
-        let slot_bytes = u32::try_from(stride.next_multiple_of(16))
+        // At least 16 bytes of frame: the device prefetches the frame's first bytes with every
+        // header it loads (`Warp::load_header`), so that address must lie in the slot.
+        let slot_bytes = u32::try_from(stride.max(16).next_multiple_of(16))
             .ok()
             .and_then(|s| s.checked_add(HEADER_BYTES))
             .ok_or(Error::InvalidConfig {
@@ -851,7 +853,7 @@ impl Inner {
                 // A joining block-level kind's record holds a frame per thread: the fresh
                 // range each warp starts with takes at most half of the task memory (from
                 // WF_INITIAL_SLOTS down to 16 records).
-                let slot_bytes = HEADER_BYTES as usize + frames.next_multiple_of(16);
+                let slot_bytes = HEADER_BYTES as usize + frames.max(16).next_multiple_of(16);
                 let slots = self.wf_pool_bytes()? / slot_bytes;
                 let n = (slots / (2 * pool_warps as usize)).clamp(16, WF_INITIAL_SLOTS as usize);
                 let shape = PoolShape {
@@ -874,7 +876,8 @@ impl Inner {
                             if p.warps == warps
                                 && p.queues == 2
                                 && p.slot_bytes as usize
-                                    == HEADER_BYTES as usize + frames.next_multiple_of(16) =>
+                                    == HEADER_BYTES as usize
+                                        + frames.max(16).next_multiple_of(16) =>
                         {
                             p.n
                         }

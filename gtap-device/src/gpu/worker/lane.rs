@@ -297,7 +297,9 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         ctx.ext.lane_free += 1;
                         let ph = w.header(parent);
                         // The whole header at once: the parent's join is the lane's (plain
-                        // accesses), and if this was its last child it runs next.
+                        // accesses), and if this was its last child it runs next, reading its
+                        // frame (asked for now, so both round trips overlap).
+                        w.prefetch_frame(ph);
                         let mut pd = w.load_header(ph);
                         pd.pending -= 1;
                         if pd.pending != 0 {
