@@ -26,7 +26,8 @@
 //! - **Joins.** An unmarked join's `pending` takes block-scope RMWs (all its children run on
 //!   this block; block barriers order the rest). A marked one takes the device-scope protocol:
 //!   every thread fences before the RMWs when any thread's join is shared (or its parent had
-//!   returned), and every thread fences after a last child's acquire.
+//!   returned); the last child's RMW is an acquire, and the block barrier after the joins
+//!   orders what that thread acquired before whichever thread runs the parent.
 //! - **Pools.** Each warp of the block allocates from and frees to a pool of its own (the
 //!   thread-level pools: no knob, slots migrate with stolen tasks).
 //!

@@ -300,8 +300,9 @@ pub unsafe fn thread_worker<
         // (racecheck reported the pool's fresh range, written by `refill_wf`, without it).
         a::bar_warp_sync(FULL);
         // No acquire fence for kept or own popped tasks: they were written by this warp, and a
-        // parent that this warp re-enqueued was followed by the batch's second fence (after
-        // the RMW on its pending counter), which is the acquire of its children's results.
+        // parent this warp re-enqueued through a shared join was acquired by the lane whose
+        // RMW on its pending counter was the last (an acquire RMW, `join.rs`); the barrier
+        // above orders that for every lane.
 
         // ---- 2. Run the lane's task, and (work first) what it leads to inline. ----
         let mut spawned: u32 = 0;
