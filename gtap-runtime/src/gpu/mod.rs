@@ -611,12 +611,7 @@ impl Inner {
             wf,
             multi,
         } = shape;
-        // At least 16 bytes of frame: the device prefetches the frame's first bytes with every
-        // header it loads (`Warp::load_header`), so that address must lie in the slot.
-        let slot_bytes = u32::try_from(stride.max(16).next_multiple_of(16))
-            .ok()
-            .and_then(|s| s.checked_add(HEADER_BYTES))
-            .ok_or(Error::InvalidConfig {
+        let slot_bytes = u32::try_from(slot_bytes(stride)).map_err(|_| Error::InvalidConfig {
                 field: "block_threads",
                 value: self.config.block_threads.to_string(),
                 expected: "fewer threads per block: a joining block-level task's record (one frame per thread) exceeds 4 GiB",
@@ -853,7 +848,7 @@ impl Inner {
                 // A joining block-level kind's record holds a frame per thread: the fresh
                 // range each warp starts with takes at most half of the task memory (from
                 // WF_INITIAL_SLOTS down to 16 records).
-                let slot_bytes = HEADER_BYTES as usize + frames.max(16).next_multiple_of(16);
+                let slot_bytes = slot_bytes(frames);
                 let slots = self.wf_pool_bytes()? / slot_bytes;
                 let n = (slots / (2 * pool_warps as usize)).clamp(16, WF_INITIAL_SLOTS as usize);
                 let shape = PoolShape {
@@ -875,9 +870,7 @@ impl Inner {
                         Some(p)
                             if p.warps == warps
                                 && p.queues == 2
-                                && p.slot_bytes as usize
-                                    == HEADER_BYTES as usize
-                                        + frames.max(16).next_multiple_of(16) =>
+                                && p.slot_bytes as usize == slot_bytes(frames) =>
                         {
                             p.n
                         }
@@ -1691,6 +1684,14 @@ impl Drop for ProfileRegion {
     }
 }
 
+/// The bytes of one task record (slot) whose frames take `frame_bytes`: the header, then the
+/// frame rounded up to 16 bytes and at least 16, because a lane that resumes a parent inline
+/// prefetches the frame's first bytes (`Warp::prefetch_frame`) and that address must lie in
+/// the slot.
+fn slot_bytes(frame_bytes: usize) -> usize {
+    HEADER_BYTES as usize + frame_bytes.max(16).next_multiple_of(16)
+}
+
 /// Work first: the task slots that `budget` bytes hold when each slot also needs an entry in
 /// each of the `queues` overflow queues, whose capacity is a power of two at least the number
 /// of slots (`gtap-device/src/gpu/overflow.rs`): the slots and the queues' rings together fit
@@ -1727,8 +1728,7 @@ fn auto_tasks_per_block(workers: u32, frame_bytes: usize) -> Result<u32> {
     check("cuMemGetInfo", unsafe {
         sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
     })?;
-    let record = HEADER_BYTES as usize + frame_bytes.next_multiple_of(16);
-    let n = free / 4 / (workers.max(1) as usize * record);
+    let n = free / 4 / (workers.max(1) as usize * slot_bytes(frame_bytes));
     Ok(n.clamp(256, 16384) as u32)
 }
 
