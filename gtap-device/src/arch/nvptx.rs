@@ -689,37 +689,44 @@ pub fn dynamic_smem_word(bytes: u32) -> SharedWord {
 
 macro_rules! shared_op {
     ($(#[$m:meta])* load $name:ident, $ins:literal) => {
+        shared_op!($(#[$m])* load $name, u32, reg32, $ins);
+    };
+    ($(#[$m:meta])* load $name:ident, $t:ty, $reg:ident, $ins:literal) => {
         $(#[$m])*
         #[doc(alias = $ins)]
         ///
         /// # Safety
         ///
-        /// `w` lies inside the block's dynamic shared memory.
+        /// `w` lies inside the block's dynamic shared memory, aligned to the access's size (a
+        /// `u32` word always is).
         #[inline(always)]
         #[must_use]
-        pub unsafe fn $name(w: SharedWord) -> u32 {
-            let r: u32;
-            // SAFETY: the caller guarantees the word is inside shared memory (and it is
-            // 4-aligned by construction).
+        pub unsafe fn $name(w: SharedWord) -> $t {
+            let r: $t;
+            // SAFETY: the caller guarantees the address is inside shared memory and aligned.
             unsafe {
-                asm!(concat!($ins, " {r}, [{a}];"), r = out(reg32) r, a = in(reg32) w.0,
+                asm!(concat!($ins, " {r}, [{a}];"), r = out($reg) r, a = in(reg32) w.0,
                     options(nostack, readonly))
             };
             r
         }
     };
     ($(#[$m:meta])* store $name:ident, $ins:literal) => {
+        shared_op!($(#[$m])* store $name, u32, reg32, $ins);
+    };
+    ($(#[$m:meta])* store $name:ident, $t:ty, $reg:ident, $ins:literal) => {
         $(#[$m])*
         #[doc(alias = $ins)]
         ///
         /// # Safety
         ///
-        /// `w` lies inside the block's dynamic shared memory.
+        /// `w` lies inside the block's dynamic shared memory, aligned to the access's size (a
+        /// `u32` word always is).
         #[inline(always)]
-        pub unsafe fn $name(w: SharedWord, v: u32) {
+        pub unsafe fn $name(w: SharedWord, v: $t) {
             // SAFETY: as for the loads.
             unsafe {
-                asm!(concat!($ins, " [{a}], {v};"), a = in(reg32) w.0, v = in(reg32) v,
+                asm!(concat!($ins, " [{a}], {v};"), a = in(reg32) w.0, v = in($reg) v,
                     options(nostack))
             };
         }
@@ -763,40 +770,15 @@ shared_op!(
     rmw atom_shared_max_u32, "atom.relaxed.cta.shared.max.u32"
 );
 
-/// Plain (weak) load of the 8-byte value at `w` in shared memory: data ordered by block
-/// barriers (the block collectives' slots, `crate::block`).
-///
-/// # Safety
-///
-/// `w` and the word after it lie inside the block's dynamic shared memory, `w` is 8-aligned,
-/// and no thread writes them until a barrier orders the accesses.
-#[doc(alias = "ld.shared.u64")]
-#[inline(always)]
-#[must_use]
-pub unsafe fn ld_shared_u64(w: SharedWord) -> u64 {
-    let r: u64;
-    // SAFETY: the caller guarantees the address is inside shared memory and 8-aligned.
-    unsafe {
-        asm!("ld.shared.u64 {r}, [{a}];", r = out(reg64) r, a = in(reg32) w.0,
-            options(nostack, readonly))
-    };
-    r
-}
-
-/// Plain (weak) store of an 8-byte value at `w` in shared memory (see [`ld_shared_u64`]).
-///
-/// # Safety
-///
-/// As for [`ld_shared_u64`]: inside shared memory, 8-aligned, and no other thread reads or
-/// writes it until a barrier orders the accesses.
-#[doc(alias = "st.shared.u64")]
-#[inline(always)]
-pub unsafe fn st_shared_u64(w: SharedWord, v: u64) {
-    // SAFETY: as for the load.
-    unsafe {
-        asm!("st.shared.u64 [{a}], {v};", a = in(reg32) w.0, v = in(reg64) v, options(nostack))
-    };
-}
+shared_op!(
+    /// Plain (weak) load of an 8-byte value in shared memory: data that block barriers order
+    /// (the block collectives' slots, `crate::block`).
+    load ld_shared_u64, u64, reg64, "ld.shared.u64"
+);
+shared_op!(
+    /// Plain (weak) store of an 8-byte value in shared memory (see [`ld_shared_u64`]).
+    store st_shared_u64, u64, reg64, "st.shared.u64"
+);
 
 // ---------------------------------------------------------------------------------------------
 // User-level atomics (same names and signatures as `host.rs`; see `arch/mod.rs`). Relaxed,

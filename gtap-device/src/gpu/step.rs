@@ -134,8 +134,9 @@ impl Warp {
     /// calls it with the parent's header load: the continuation reads its locals and its
     /// children's results from there, and without the prefetch that read was a second round
     /// trip to L2 after the header's, the costliest stall of the chain (fifteenth session:
-    /// the chain 9.7% faster). Not done for a batch's tasks: there the prefetch cost fib
-    /// 1.2% (the loads already overlap across the warp's lanes and its 16 warps per SM).
+    /// the chain 8.5% faster on an H100). Not done for a batch's tasks: there the prefetch
+    /// cost fib 1.2% (the loads already overlap across the warp's lanes and its 16 warps per
+    /// SM).
     ///
     /// # Safety
     ///
