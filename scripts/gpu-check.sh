@@ -16,6 +16,10 @@
 #          part of quick).
 #   pause: pause and resume, elastic workers (the SM limit changing during a run), the pause
 #          latency, every answer checked; memcheck on a small paused run (also part of quick).
+#   gpus:  every example on all GPUs of this machine (--devices all), each answer checked,
+#          and memcheck on the first two GPUs (a machine with several GPUs).
+#   scale: the scaling table: each workload on 1, 2 and all GPUs in one call, medians of
+#          REPS (default 5) runs, with the steals across GPUs (a machine with several GPUs).
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # The slowest rows check against the examples' rayon references (`--reference rayon`: the same
@@ -193,6 +197,47 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then
     check "memcheck partitions:2 fib(18)"     240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices partitions:2
     check "memcheck partitions:2 nqueens(9, 4)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices partitions:2
   fi
+fi
+if [ "$mode" = gpus ]; then
+  # One task tree on every GPU of the machine (Config::devices = Devices::All).
+  check "all GPUs fib(40)"                    180 $B/fib 40 --gpu --devices all --reps 3
+  check "all GPUs nqueens(16, 7)"             180 $B/nqueens 16 7 --gpu --devices all --reps 3 --reference rayon
+  check "all GPUs UTS 1e7"                    180 $B/uts 1e7 --gpu --devices all --reps 3
+  check "all GPUs cilksort 10^8"              180 $B/cilksort 100000000 --gpu --devices all --reference rayon
+  check "all GPUs mergesort 10^6"             180 $B/mergesort 1000000 --gpu --devices all
+  check "all GPUs binary tree D=22"           180 $B/binary_tree 22 256 256 --gpu --devices all --reps 3 --reference rayon
+  check "all GPUs pruned tree D=26"           180 $B/pruned_tree 26 --gpu --devices all --reps 3
+  check "all GPUs chain 10^5"                 180 $B/chain 100000 --gpu --devices all
+  check "all GPUs EPAQ fib(36, 9)"            180 $B/fib 36 9 epaq --gpu --devices all --reps 3
+  check "all GPUs constructs"                 180 $B/constructs --gpu --devices all
+  check "all GPUs BFS R-MAT 2^20"             180 $B/bfs rmat 20 --gpu --devices all
+  check "all GPUs SpMV 10^5 rows"             180 $B/spmv random 100000 64 --gpu --devices all
+  if [ -n "$SAN" ]; then
+    check "memcheck GPUs 0,1 fib(18)"         240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices 0,1
+    check "memcheck GPUs 0,1 UTS b0 100"      240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu --devices 0,1
+  fi
+fi
+if [ "$mode" = scale ]; then
+  # The scaling table: 1, 2 and all GPUs of this machine, each in its own process (medians
+  # of REPS runs; the answer checked every time).
+  n=$(nvidia-smi -L | wc -l)
+  sets="one 0,1"
+  [ "$n" -gt 2 ] && sets="$sets all"
+  r=${REPS:-5}
+  while IFS='|' read -r name cmd; do
+    [ -z "$name" ] && continue
+    for d in $sets; do
+      check "scale $name on $d" 180 $B/$cmd --gpu --reps $r --devices $d
+    done
+  done <<EOS
+fib(44)|fib 44
+UTS 1e9|uts 1e9
+binary tree D=24|binary_tree 24 256 256 --reference rayon
+fib(40)|fib 40
+UTS 1e7|uts 1e7
+nqueens(17)|nqueens 17 7 --reference rayon
+cilksort 10^9|cilksort 1000000000 --reference rayon
+EOS
 fi
 if [ "$mode" = data ]; then
   check "gpu-smoke (transfers, failure modes)" 180 $B/gpu-smoke quick

@@ -434,9 +434,20 @@ pub fn fail(name: &str, e: &gtap::Error) -> ExitCode {
 pub fn write_profile(rt: &Runtime, opts: &Opts) -> Result<(), String> {
     if let Some(st) = rt.last_stats().filter(|s| s.gpus > 1) {
         println!(
-            "gpus: {} ran the last run; {} steals across GPUs moved {} tasks ({} bytes)",
-            st.gpus, st.cross_steals, st.cross_tasks, st.cross_bytes
+            "gpus: {} ran the last run; {} steals across GPUs ({:.0} a second) moved {} tasks ({:.1} a steal, {} bytes)",
+            st.gpus,
+            st.cross_steals,
+            st.cross_steals_per_second(),
+            st.cross_tasks,
+            st.tasks_per_cross_steal(),
+            st.cross_bytes
         );
+        let shares: Vec<String> = st
+            .gpu_steps
+            .iter()
+            .map(|&n| format!("{:.1}%", 100.0 * n as f64 / st.steps.max(1) as f64))
+            .collect();
+        println!("gpus: steps run by each GPU: {}", shares.join(" / "));
     }
     let Some(dir) = &opts.profile else {
         return Ok(());

@@ -33,6 +33,9 @@ pub struct RunStats {
     /// Several GPUs: bytes that crossed between GPUs for those tasks (records, results and
     /// queue entries; the user's own buffers excluded).
     pub cross_bytes: u64,
+    /// Several GPUs: the task steps each GPU of the run carried out, by its index in the run
+    /// (how the work was shared); empty on one GPU and on the CPU.
+    pub gpu_steps: Vec<u64>,
     /// GPU: times the run paused ([`Outcome::Paused`](crate::Outcome::Paused)) and was
     /// resumed before it finished.
     pub pauses: u32,
@@ -48,5 +51,45 @@ impl RunStats {
     #[must_use]
     pub fn kernel_ms(&self) -> Option<f64> {
         self.kernel_time.map(|t| t.as_secs_f64() * 1e3)
+    }
+
+    /// Several GPUs: steals across GPUs per second of the run (kernel time, or the whole
+    /// run's where there is none); 0 when nothing crossed.
+    #[must_use]
+    pub fn cross_steals_per_second(&self) -> f64 {
+        let secs = self.kernel_time.unwrap_or(self.elapsed).as_secs_f64();
+        if self.cross_steals == 0 || secs <= 0.0 {
+            return 0.0;
+        }
+        self.cross_steals as f64 / secs
+    }
+
+    /// Several GPUs: tasks each steal across GPUs moved, on average; 0 when nothing crossed.
+    #[must_use]
+    pub fn tasks_per_cross_steal(&self) -> f64 {
+        if self.cross_steals == 0 {
+            return 0.0;
+        }
+        self.cross_tasks as f64 / self.cross_steals as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cross_steal_rates() {
+        let st = RunStats {
+            kernel_time: Some(Duration::from_millis(250)),
+            cross_steals: 50,
+            cross_tasks: 1_000,
+            ..RunStats::default()
+        };
+        assert!((st.cross_steals_per_second() - 200.0).abs() < 1e-9);
+        assert!((st.tasks_per_cross_steal() - 20.0).abs() < 1e-9);
+        let none = RunStats::default();
+        assert_eq!(none.cross_steals_per_second(), 0.0);
+        assert_eq!(none.tasks_per_cross_steal(), 0.0);
     }
 }

@@ -58,9 +58,10 @@
 //!   frame visible, or refused by the capacity check (the typed error); `no_stale_tail_check`
 //!   is the `pop` before it read a `tail` older than its `head` as empty.
 //! - `peer::exported_imported_completed`: the channels between GPUs (`peer.rs`): an exported
-//!   child imported and run by another GPU, whose result and completion come back while the
+//!   child imported by another GPU's courier and run by one of its workers, whose result and
+//!   completion come back (worker to outbox, courier to the exporter's inbox) while the
 //!   exporting GPU runs the sibling; the parent resumes once with both results.
-//!   `no_completion_release` leaves out the completion's fence and release.
+//!   `no_outbox_release` and `no_inbox_release` leave out one hand-off's fence and release.
 //! - `park::parked_stolen_rejoined`: leaving a run and taking it up again (`park.rs`): a warp
 //!   parks with two private tasks (released, then its record saved and its flag released), a
 //!   thief steals one, and the warp of the same index in a later launch acquires the flag,

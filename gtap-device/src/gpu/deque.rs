@@ -28,13 +28,11 @@
 //! `release_other_below` (`Params`; by default always): the warp runs one queue dry before
 //! the others, so their private tasks would wait. A ring at least half full spills most of
 //! its private part to an overflow queue instead (`overflow.rs`).
-//!
-//! [`DequeHeader`]: super::layout::DequeHeader
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{is_slot, release_count, Header, ERR_QUEUE_OVERFLOW, FLAG_SHARED};
-use super::overflow::SPILL;
+use super::layout::{is_slot, release_count, DequeHeader, Header, ERR_QUEUE_OVERFLOW, FLAG_SHARED};
+use super::overflow::{SERVED, SPILL};
 use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
@@ -239,8 +237,13 @@ impl Warp {
             // start; `peer.rs`): the spill is its export.
             if self.spill_due(q) || hungry {
                 let k = self.plan_spill(q, hungry);
-                if k > 0 {
+                if k & !SERVED != 0 {
                     return SPILL | k;
+                }
+                if k == SERVED {
+                    // The request was served from the public part; the release waits for
+                    // the next batch.
+                    return SERVED;
                 }
             }
             // A hint: a stale value releases late or early, never wrongly (the claim protocol
@@ -478,7 +481,17 @@ impl Warp {
     /// This worker holds the lock of `v`'s deque `q`.
     #[inline(always)]
     pub(crate) unsafe fn unlock_victim(&self, v: u32, q: u32, head: u32) {
-        let dq = self.deque(v, q);
+        // SAFETY: a valid deque header, whose lock we hold.
+        unsafe { Self::unlock_deque(self.deque(v, q), head) }
+    }
+
+    /// [`Warp::unlock_victim`] of deque `dq`.
+    ///
+    /// # Safety
+    ///
+    /// `dq` is a valid deque header whose lock this thread holds.
+    #[inline(always)]
+    pub(crate) unsafe fn unlock_deque(dq: *mut DequeHeader, head: u32) {
         // SAFETY: a valid deque header, whose lock we hold.
         unsafe {
             // Ordering: relaxed, scope .gpu; published by the unlock below.
@@ -494,9 +507,9 @@ impl Warp {
     ///
     /// With `refill` (work first, idle for a few rounds) and no victim with work, it moves up
     /// to a batch of tasks from the overflow queues into this worker's private part instead
-    /// (`overflow.rs`), which the next acquire pops. With `multi` (the multi-GPU kernel), a
-    /// claimed batch goes to another GPU that asked for work, and an idle refill also takes
-    /// completions and imports from other GPUs (`peer.rs`).
+    /// (`overflow.rs`), which the next acquire pops. With `multi` (the multi-GPU kernel), an
+    /// idle refill also reports the warp to its GPU's courier, which imports work from other
+    /// GPUs (`peer.rs`).
     pub(crate) unsafe fn steal(
         &self,
         rng: &mut u32,
@@ -522,60 +535,10 @@ impl Warp {
             for i in 0..self.queues {
                 let q = (q0 + i) % self.queues;
                 let dq = self.deque(v, q);
-                // SAFETY: for the whole block, v < warps, q < queues: a valid deque header.
-                unsafe {
-                    // Ordering: relaxed, scope .gpu; a cheap emptiness test before locking.
-                    if a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count)) == 0 {
-                        continue;
-                    }
-                    // Ordering: acquire, scope .gpu; pairs with the release of the previous
-                    // holder's unlock, so we see the head it wrote.
-                    if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).lock), 0, 1) != 0 {
-                        continue;
-                    }
-                    // Up to half the entries (at most 32), from the head: in one CAS, or (the
-                    // ablation) one CAS per entry while the lock is held.
-                    let mut got = 0u32;
-                    let mut want = 32u32;
-                    while got < want {
-                        // Ordering: relaxed, scope .gpu; the CAS below decides.
-                        let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
-                        if c == 0 {
-                            break;
-                        }
-                        if got == 0 {
-                            let half = c.div_ceil(2);
-                            want = if half < 32 { half } else { 32 };
-                        }
-                        let claim = if self.single_claims { 1 } else { want };
-                        // Ordering: acquire, scope .gpu; pairs with the victim's fence + add
-                        // that published the entries (and the tasks' frames).
-                        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c
-                        {
-                            got += claim;
-                        }
-                    }
-                    if got > 0 {
-                        // Ordering: relaxed, scope .gpu; written only under the lock we hold.
-                        let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
-                        // Another GPU asked for work (a multi-GPU run): the batch goes to it.
-                        if multi
-                            && super::peer::export_stolen(
-                                self.ring(v, q),
-                                self.queue_cap,
-                                q,
-                                head,
-                                got,
-                                self.warp,
-                            )
-                        {
-                            self.unlock_victim(v, q, head.wrapping_add(got));
-                            return (0, 0, 0, 0);
-                        }
-                        return (v, q, head, got);
-                    }
-                    // Ordering: release, scope .gpu; unlock.
-                    a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+                // SAFETY: v < warps, q < queues: a valid deque header.
+                let (head, got) = unsafe { claim_public(dq, self.single_claims) };
+                if got > 0 {
+                    return (v, q, head, got);
                 }
             }
         }
@@ -584,11 +547,63 @@ impl Warp {
             unsafe {
                 self.refill_from_overflow(q0);
                 if multi {
-                    // A multi-GPU run: completions from other GPUs, imports (`peer.rs`).
-                    super::peer::peer_work(self.warp, self.smem, q0);
+                    // A multi-GPU run: nothing on this GPU; the courier hears of it
+                    // (`peer.rs`).
+                    super::peer::note_starving();
                 }
             }
         }
         (0, 0, 0, 0)
+    }
+}
+
+/// Lane 0 of any worker (a thief, or an owner exporting its own oldest tasks, `peer.rs`):
+/// claims up to half the public entries of deque `dq` (at most 32) from its head, in one CAS
+/// or (`single`, the ablation) one CAS per entry; returns (first position, count), holding
+/// the deque's steal lock when the count is not 0 (release it with
+/// [`Warp::unlock_victim`]).
+///
+/// # Safety
+///
+/// `dq` is a valid deque header of the run.
+#[inline(never)]
+pub(crate) unsafe fn claim_public(dq: *mut DequeHeader, single: bool) -> (u32, u32) {
+    // SAFETY: for the whole body, a valid deque header.
+    unsafe {
+        // Ordering: relaxed, scope .gpu; a cheap emptiness test before locking.
+        if a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count)) == 0 {
+            return (0, 0);
+        }
+        // Ordering: acquire, scope .gpu; pairs with the release of the previous holder's
+        // unlock, so we see the head it wrote.
+        if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).lock), 0, 1) != 0 {
+            return (0, 0);
+        }
+        let mut got = 0u32;
+        let mut want = 32u32;
+        while got < want {
+            // Ordering: relaxed, scope .gpu; the CAS below decides.
+            let c = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).count));
+            if c == 0 {
+                break;
+            }
+            if got == 0 {
+                let half = c.div_ceil(2);
+                want = if half < 32 { half } else { 32 };
+            }
+            let claim = if single { 1 } else { want };
+            // Ordering: acquire, scope .gpu; pairs with the owner's fence + add that published
+            // the entries (and the tasks' frames).
+            if a::atom_acquire_gpu_cas_u32(addr_of_mut!((*dq).count), c, c - claim) == c {
+                got += claim;
+            }
+        }
+        if got > 0 {
+            // Ordering: relaxed, scope .gpu; written only under the lock we hold.
+            return (a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head)), got);
+        }
+        // Ordering: release, scope .gpu; unlock.
+        a::st_release_gpu_u32(addr_of_mut!((*dq).lock), 0);
+        (0, 0)
     }
 }

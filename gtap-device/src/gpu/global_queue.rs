@@ -15,9 +15,13 @@
 //!
 //! # Scope
 //!
-//! Device scope on one GPU. In a run on several GPUs every access is at system scope (the
-//! overflow queues are the export channel other GPUs claim from, the completion inbox one
-//! they push to: `peer.rs`), and the writers' and claimers' fence is [`GlobalQueues::fence`].
+//! The overflow queues are device scope, on one GPU and in a run on several: only the GPU's
+//! own workers touch them. A run on several GPUs has two more kinds of ring with the same
+//! protocol at system scope, which other GPUs reach through peer access (`peer.rs`): each
+//! GPU's *export queues* (one per EPAQ queue, after the overflow queues in the same regions),
+//! which its workers push to and other GPUs' couriers claim from, and its *completion inbox*,
+//! which other GPUs push to. The writers' and claimers' fence is [`GlobalQueues::fence`], at
+//! the view's scope.
 //!
 //! # Why a view read from memory
 //!
@@ -62,8 +66,8 @@ pub(crate) struct GlobalQueues {
     cap: u32,
     control: *mut Control,
     error: *mut ErrorRecord,
-    /// System scope for every access (a run on several GPUs: other GPUs claim from the
-    /// overflow queues and push to the completion inbox, `peer.rs`); device scope otherwise.
+    /// System scope for every access (the export queues and the completion inbox of a run
+    /// on several GPUs, which other GPUs reach, `peer.rs`); device scope otherwise.
     sys: bool,
 }
 
@@ -79,19 +83,41 @@ impl GlobalQueues {
             cap: p.gq_cap,
             control: p.control as *mut Control,
             error: p.error as *mut ErrorRecord,
-            sys: p.gpus > 1,
+            sys: false,
         }
     }
 
-    /// GPU `peer`'s overflow queues (its export channel), seen from this GPU: system scope;
-    /// stops and errors are this GPU's.
+    /// The export queues of GPU `peer` (this GPU's own too: the run's peer table holds every
+    /// GPU), seen from this GPU: the `queues` rings after its overflow queues, at system
+    /// scope; stops and errors are this GPU's.
     #[inline(always)]
-    pub(crate) fn of_peer(peer: &PeerInfo) -> Self {
+    pub(crate) fn exports_of(peer: &PeerInfo) -> Self {
+        // SAFETY: the params of the running kernel (`super::set_params` ran first).
+        let queues = unsafe { (*super::params()).queues } as usize;
         Self {
-            headers: peer.gq_headers as *mut GlobalQueueHeader,
-            rings: peer.gq_rings as *mut u32,
+            headers: (peer.gq_headers as *mut GlobalQueueHeader).wrapping_add(queues),
+            rings: (peer.gq_rings as *mut u32).wrapping_add(queues * peer.gq_cap as usize),
             cap: peer.gq_cap,
             sys: true,
+            ..Self::of_run()
+        }
+    }
+
+    /// This GPU's completion outbox (one queue, index 0; device scope): the import-table
+    /// entries of finished imports, which the courier forwards to their GPUs' inboxes. It
+    /// lies after the import table's `entries` `u64` (a header, then a ring of the entries'
+    /// count rounded up to a power of two; every entry is in it at most once).
+    #[inline(always)]
+    pub(crate) fn outbox_of(p: &Params) -> Self {
+        let entries = super::peer::import_entries(p);
+        let headers = (p.imports as *mut u64)
+            .wrapping_add(entries as usize)
+            .cast::<GlobalQueueHeader>();
+        Self {
+            headers,
+            rings: headers.wrapping_add(1).cast::<u32>(),
+            cap: entries.next_power_of_two(),
+            sys: false,
             ..Self::of_run()
         }
     }
@@ -160,9 +186,9 @@ impl GlobalQueues {
         // SAFETY: q < queues, a valid header.
         unsafe {
             loop {
-                // Ordering: relaxed, scope .gpu (.sys across GPUs); the CAS below decides.
+                // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); the CAS below decides.
                 let h = self.ld(addr_of_mut!((*g).head));
-                // Ordering: acquire, scope .gpu (.sys across GPUs); pairs with the committing pusher's release of
+                // Ordering: acquire, scope .gpu (.sys on the channels between GPUs); pairs with the committing pusher's release of
                 // `tail`: the entries below it (and their tasks) are written.
                 let t = self.ld_acquire(addr_of_mut!((*g).tail));
                 // head <= tail at all times, but the two loads are of different words: a
@@ -175,7 +201,7 @@ impl GlobalQueues {
                     return (0, 0);
                 }
                 let claim = if avail < max { avail } else { max };
-                // Ordering: relaxed, scope .gpu (.sys across GPUs); claims positions only (the tail's acquire
+                // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); claims positions only (the tail's acquire
                 // above ordered the entries).
                 if self.cas(addr_of_mut!((*g).head), h, h + claim) == h {
                     return (h, claim);
@@ -196,11 +222,11 @@ impl GlobalQueues {
         // SAFETY: a claimed position's entry (only this thread reads it now).
         unsafe {
             loop {
-                // Ordering: relaxed, scope .gpu (.sys across GPUs); committed entries are written (the claimer
+                // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); committed entries are written (the claimer
                 // acquired `tail`, and every thread of the worker fenced after it).
                 let v = self.ld(e);
                 if v != 0 {
-                    // Ordering: relaxed, scope .gpu (.sys across GPUs); the pusher `cap` positions later waits
+                    // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); the pusher `cap` positions later waits
                     // for this zero before it writes.
                     self.st(e, 0);
                     return v - 1;
@@ -223,9 +249,9 @@ impl GlobalQueues {
         let g = self.header(q);
         // SAFETY: q < queues, a valid header.
         unsafe {
-            // Ordering: relaxed, scope .gpu (.sys across GPUs); positions only.
+            // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); positions only.
             let base = self.add(addr_of_mut!((*g).alloc), n);
-            // Ordering: relaxed, scope .gpu (.sys across GPUs); a stale head only makes the check stricter.
+            // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); a stale head only makes the check stricter.
             let h = self.ld(addr_of_mut!((*g).head));
             if base.wrapping_add(n).wrapping_sub(h) > self.cap {
                 record_error(
@@ -255,7 +281,7 @@ impl GlobalQueues {
         let mut spins = 0u32;
         // SAFETY: a reserved position's entry (this thread is its only writer).
         unsafe {
-            // Ordering: relaxed, scope .gpu (.sys across GPUs); the previous occupant is claimed (the reserve
+            // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); the previous occupant is claimed (the reserve
             // checked `pos - cap < head`), so its claimer zeroes it without waiting.
             while self.ld(e) != 0 {
                 spins += 1;
@@ -263,7 +289,7 @@ impl GlobalQueues {
                     return;
                 }
             }
-            // Ordering: relaxed, scope .gpu (.sys across GPUs); published by the writers' fences and the
+            // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); published by the writers' fences and the
             // commit's release of `tail`.
             self.st(e, slot + 1);
         }
@@ -280,7 +306,7 @@ impl GlobalQueues {
         let mut spins = 0u32;
         // SAFETY: q < queues, a valid header.
         unsafe {
-            // Ordering: relaxed, scope .gpu (.sys across GPUs); only the pusher that reserved `base` moves the
+            // Ordering: relaxed, scope .gpu (.sys on the channels between GPUs); only the pusher that reserved `base` moves the
             // tail past it.
             while self.ld(addr_of_mut!((*g).tail)) != base {
                 spins += 1;
@@ -288,7 +314,7 @@ impl GlobalQueues {
                     return;
                 }
             }
-            // Ordering: release, scope .gpu (.sys across GPUs); after the writers' fence.acq_rel.gpu: claimers
+            // Ordering: release, scope .gpu (.sys on the channels between GPUs); after the writers' fence.acq_rel.gpu: claimers
             // that acquire the new tail see the entries and the tasks' headers and frames.
             self.st_release(addr_of_mut!((*g).tail), base.wrapping_add(n));
         }

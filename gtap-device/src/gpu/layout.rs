@@ -31,10 +31,11 @@ pub const NONE: u32 = u32::MAX;
 /// parent `IMPORT_BASE + i`, where entry `i` of this GPU's import table says which GPU's task
 /// it stands for. Every slot index is below it (the host checks that a run's slots fit).
 pub const IMPORT_BASE: u32 = 0xFFFF_0000;
-/// Import-table entries each warp owns (`warp * IMPORTS_PER_WARP + j`): a warp imports at
-/// most this many tasks whose subtrees are not finished yet.
+/// Import-table entries per warp of the grid: a GPU's table has this many for each warp (up
+/// to [`IMPORT_WARPS`]), which its courier's lanes own in stripes (`peer.rs`); at most that
+/// many imported tasks of a GPU are unfinished at once.
 pub const IMPORTS_PER_WARP: u32 = 8;
-/// Warps that import: the table's indices stay below `NONE - 1 - IMPORT_BASE` (`NONE - 1` is
+/// Warps whose share of entries the table has: its indices stay below `NONE - 1 - IMPORT_BASE` (`NONE - 1` is
 /// the joins' "nothing next").
 pub const IMPORT_WARPS: u32 = (NONE - 1 - IMPORT_BASE) / IMPORTS_PER_WARP;
 
@@ -228,10 +229,12 @@ pub struct Control {
     pub abort: u32,
     /// Programs without joins: tasks spawned and not yet finished (starts at 1, the root).
     pub live: u32,
-    /// Multi-GPU runs: set (system scope) by another GPU whose workers ran out of work; the
-    /// next warp of this GPU that steals a batch exports it instead (`gpu/peer.rs`).
+    /// Multi-GPU runs: another GPU's request for work, `epoch << 8 | share` (0: none), set
+    /// (system scope) by the courier of a GPU whose workers ran out of work; each warp of
+    /// the `share` 256ths it names exports once per epoch, at its release decision
+    /// (`gpu/peer.rs`).
     pub hungry: u32,
-    /// Multi-GPU runs: tasks this GPU exported to its overflow queues for other GPUs.
+    /// Multi-GPU runs: tasks this GPU exported to its export queues for other GPUs.
     pub exported: u32,
     /// Multi-GPU runs: tasks this GPU imported from other GPUs (copied records).
     pub imported: u32,
@@ -245,8 +248,11 @@ pub struct Control {
     pub parks: u32,
     /// Warps that took a saved state up again (a resume, or blocks that rejoined).
     pub joins: u32,
+    /// Multi-GPU runs: reports of this GPU's idle warps whose local steals and refills found
+    /// nothing, since its courier last looked (capped; device scope, `gpu/peer.rs`).
+    pub starving: u32,
     /// Padding to a full line.
-    pub pad: [u32; 5],
+    pub pad: [u32; 4],
 }
 
 /// The first device-side error of a run, in host-mapped memory so that it survives a trap.
@@ -433,7 +439,8 @@ pub struct Params {
     /// Multi-GPU runs: `gpus` [`PeerInfo`], in this GPU's memory.
     pub peers: u64,
     /// Multi-GPU runs: this GPU's import table, `IMPORTS_PER_WARP * min(warps, IMPORT_WARPS)`
-    /// `u64` entries (`(gpu + 1) << 32 | slot` of the task an import stands for; 0 = free).
+    /// `u64` entries (`(gpu + 1) << 32 | slot` of the task an import stands for; 0 = free),
+    /// then its completion outbox (`GlobalQueues::outbox_of`).
     pub imports: u64,
     /// Work-first thread-level kernel: the park records, [`PARK_WORDS`] `u32` per warp
     /// (`park.rs`).

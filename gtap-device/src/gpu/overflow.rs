@@ -70,8 +70,17 @@ use super::layout::{DequeHeader, NONE};
 use super::warp::{Warp, FULL};
 use crate::arch::nvptx as a;
 
-/// [`Warp::release_amount`]: the amount is a spill of `amount & !SPILL` entries.
+/// [`Warp::release_amount`]: the amount is a spill of `amount & !(SPILL | EXPORT)` entries.
 pub(crate) const SPILL: u32 = 1 << 31;
+
+/// With [`SPILL`]: the spill goes to this GPU's export queue, for another GPU that asked
+/// for work (a multi-GPU run, `peer.rs`), not to its overflow queue.
+pub(crate) const EXPORT: u32 = 1 << 30;
+
+/// In a release amount of the multi-GPU kernel: this worker served another GPU's request
+/// (exported from its public part, or with [`EXPORT`] from its private part). The worker
+/// loop clears it before the release.
+pub(crate) const SERVED: u32 = 1 << 29;
 
 /// An idle worker refills from the overflow queues only once its back-off has reached this
 /// many nanoseconds (its fourth empty round in a row): the common idle path (the run's start
@@ -103,9 +112,11 @@ impl Warp {
         }
     }
 
-    /// The deque thread, when [`Warp::spill_due`]: plans a spill of queue `q` (module doc);
-    /// returns `k`, the entries to spill, or 0 (none due, or the reservation failed: an error
-    /// is recorded).
+    /// The deque thread, when [`Warp::spill_due`] or another GPU asked for work (`export`):
+    /// plans a spill of queue `q` (module doc); returns `k`, the entries to spill, with
+    /// [`EXPORT`] when they go to the export queue, or 0 (none due, or the reservation
+    /// failed: an error is recorded); with [`SERVED`] when the request was served (from the
+    /// public part, or by this export).
     ///
     /// # Safety
     ///
@@ -132,9 +143,10 @@ impl Warp {
     ///
     /// # Safety
     ///
-    /// Every thread of the worker calls it with the plan of this batch (`k > 0`).
+    /// Every thread of the worker calls it with the plan of this batch (`r`, the plan's
+    /// count and [`EXPORT`] flag, not 0).
     #[inline(always)]
-    pub(crate) unsafe fn spill_private(&self, q: u32, k: u32, rank: u32, size: u32, block: bool) {
+    pub(crate) unsafe fn spill_private(&self, q: u32, r: u32, rank: u32, size: u32, block: bool) {
         // SAFETY: forwarded.
         unsafe {
             spill(
@@ -145,7 +157,8 @@ impl Warp {
                 self.slots,
                 self.slot_bytes,
                 q,
-                k,
+                r & !EXPORT,
+                r & EXPORT != 0,
                 rank,
                 size,
                 block,
@@ -208,14 +221,29 @@ unsafe fn plan_spill(
         // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
         let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*dq).head));
         a::st_shared_u32(sq.add(1), head);
-        // An export (multi-GPU): another GPU asked; one worker serves each request.
-        let export = export && private > 0 && super::peer::take_request();
+        // An export (multi-GPU): another GPU asked and this worker serves the request, with
+        // the oldest half of its public part (the largest tasks it holds) when it has one,
+        // else with the oldest half of its private part.
+        let public = export && super::peer::export_public(dq, q, warp);
+        let export = export && !public && private > 1;
+        let served = if public || export { SERVED } else { 0 };
         if private == 0 || (!export && tail.wrapping_sub(head) < queue_cap / 2) {
-            return 0;
+            return served;
         }
-        let m = private / 4;
+        let m = if export {
+            private - private / 2
+        } else {
+            private / 4
+        };
         let k = private - m;
-        let base = GlobalQueues::of_run().reserve(q, k, warp, lane);
+        let base = if export {
+            let c = (*super::params()).control as *mut super::layout::Control;
+            // Ordering: relaxed, scope .gpu; a statistic the host reads after the run.
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).exported), k);
+            super::peer::own_exports().reserve(q, k, warp, lane)
+        } else {
+            GlobalQueues::of_run().reserve(q, k, warp, lane)
+        };
         if base == NONE {
             return 0;
         }
@@ -223,7 +251,11 @@ unsafe fn plan_spill(
         a::st_shared_u32(pr, m);
         // The generated word is free until the next batch's spawns (module doc).
         a::st_shared_u32(sq.add(2), base);
-        k
+        if export {
+            k | EXPORT | SERVED
+        } else {
+            k | served
+        }
     }
 }
 
@@ -246,6 +278,7 @@ unsafe fn spill(
     slot_bytes: usize,
     q: u32,
     k: u32,
+    export: bool,
     rank: u32,
     size: u32,
     block: bool,
@@ -269,7 +302,11 @@ unsafe fn spill(
         )
     };
     let first = tail.wrapping_sub(m);
-    let gq = GlobalQueues::of_run();
+    let gq = if export {
+        super::peer::own_exports()
+    } else {
+        GlobalQueues::of_run()
+    };
     let mask = queue_cap - 1;
     let mut i = rank;
     while i < k {

@@ -1,67 +1,100 @@
 //! Work across GPUs: one task tree on the persistent kernels of several GPUs (or of several
 //! partitions of one GPU, which run the same code), with work moving between them only
-//! through two channels in memory every GPU of the run maps.
+//! through channels in memory every GPU of the run maps, and only through one warp per GPU.
 //!
-//! Each GPU runs the work-first scheduler on its own pools and deques, with device-scope
-//! protocols, exactly as on one GPU. Nothing of another GPU is touched on the common path:
-//! no task slot, deque or pool is shared, and no device-scope atomic ever meets one of
-//! another GPU (two atomics of different GPUs are morally strong only at system scope, so
-//! every word that GPUs share is accessed at system scope by all of them).
+//! Each GPU runs the work-first scheduler on its own pools, deques and overflow queues, with
+//! device-scope protocols, exactly as on one GPU: a task that never leaves its GPU pays
+//! nothing for the others but one relaxed load of [`Control::hungry`] per batch. No task
+//! slot, deque, pool or overflow queue is shared; two atomics of different GPUs are morally
+//! strong only at system scope, so every word that GPUs share is accessed at system scope by
+//! all of them, and only these words are.
+//!
+//! # Hierarchical stealing
+//!
+//! An idle warp steals inside its GPU (random victims, then the overflow queues). Only when
+//! that fails does it report itself ([`note_starving`]: a capped count in
+//! [`Control::starving`], device scope). The last warp of each GPU's grid is its *courier*
+//! ([`courier`]), which runs no tasks: it is the only warp that reads or writes another GPU's
+//! channels, so a GPU whose thousands of warps ran dry sends one request, not thousands of
+//! probes across NVLink.
 //!
 //! # The channels
 //!
-//! - **Export** (the victim GPU `V`): `V`'s overflow queues, whose accesses are all at system
-//!   scope in a multi-GPU run (`global_queue.rs`). An idle GPU `T` that finds nothing asks
-//!   `V` for [`REQUEST_EXPORTS`] exports (`V`'s [`Control::hungry`]). Every busy warp of `V`
-//!   reads it at the start of its batch (the multi-GPU kernel only); a warp whose release
-//!   decision sees it takes one unit ([`take_request`]) and spills the oldest three quarters
-//!   of its private part to its overflow queue (`overflow.rs`, the spill marks them shared).
-//!   A warp of `V` whose local steal claims a batch while units are left exports that batch
-//!   instead of running it ([`export_stolen`]).
-//! - **Import** (`T`, lane 0 of an idle warp, [`peer_work`]): claims up to
-//!   [`IMPORTS_PER_WARP`] entries from a peer's overflow queue, copies each task's record
-//!   (header and frame) into a slot of its own, with the parent `IMPORT_BASE + i` (`i` an
-//!   entry of `T`'s import table, which keeps `(V, V's slot)`), and pushes the copies on its
-//!   private part. `V`'s slot stays allocated, a placeholder for the task, whose parent waits
-//!   for it as for any child.
-//! - **Completion**: the copy and its subtree run on `T` like any task; its result goes
+//! - **Request** (`T` asks `V`): when `T`'s idle warps reported at least [`HUNGRY_REPORTS`]
+//!   times in one of its courier's rounds and nothing was exported anywhere, the courier
+//!   stores [`REQUEST_EXPORTS`] into `V`'s [`Control::hungry`] (system scope, one peer at a
+//!   time, rotating); it withdraws the request once `T` has work again.
+//! - **Export** (`V`): every busy warp of `V` reads `hungry` at the start of its batch; a warp
+//!   whose release decision sees it takes one unit ([`take_request`]) and spills the oldest
+//!   three quarters of its private part (the largest subtrees it holds) to `V`'s *export
+//!   queue* of that EPAQ queue (`global_queue.rs`, system scope; `overflow.rs` marks the
+//!   tasks' ancestors shared).
+//! - **Import** (`T`'s courier): claims up to 32 entries at a time from a peer's export queue,
+//!   and each lane copies one task's record (header and frame) into a slot of `T`'s pool, with
+//!   the parent `IMPORT_BASE + i` (entry `i` of `T`'s import table keeps `(V, V's slot)`),
+//!   then pushes the copies to `T`'s own overflow queue, where `T`'s idle warps find them.
+//!   `V`'s slot stays allocated, a placeholder whose parent waits for it as for any child.
+//!   Exports nobody imported are not stranded: a hungry courier takes its own GPU's export
+//!   queue back into its overflow queue first.
+//! - **Completion**: the copy and its subtree run on `T` like any tasks; the result goes
 //!   through its result pointer, an address in `V`'s memory (peer access). When it completes,
 //!   the join finds the import marker instead of a slot ([`finish_root`]): the finishing thread
 //!   fences at system scope and pushes `V`'s slot to `V`'s *completion inbox* (a ring with the
-//!   global-queue protocol, system scope). An idle warp of `V` ([`peer_work`]) claims it,
-//!   frees the placeholder and completes the parent's join on the shared path of `join.rs`
-//!   (the parent is marked shared: its child was released before it was stolen).
+//!   global-queue protocol, system scope). `V`'s courier claims it, frees the placeholder and
+//!   completes the parent's join on the shared path of `join.rs`; a parent made ready goes to
+//!   `V`'s overflow queue.
 //! - **End**: when the root (on GPU 0) completes, [`finish_root`] stores `done` on every GPU.
 //!   A device error stops its own GPU; the host stops the others (`abort`).
 //!
 //! # Memory model (the argument in full: `docs/gpu-runtime.md`, "Several GPUs")
 //!
-//! Export: the exporter's claim on the local deque (acquire, `.gpu`) orders the tasks' records
-//! before it; its `fence.acq_rel.sys` and the release of the overflow queue's `tail` (`.sys`)
-//! publish them to the importer, which acquires `tail` (`.sys`) and fences (`.sys`) before it
-//! copies them. Completion: the result is written (a plain store to the exporter's memory)
-//! before the thread that completes the import fences at system scope and commits the inbox
-//! entry with a `.sys` release; the exporter's warp acquires it and fences at system scope,
-//! then runs the device-scope shared join. Causality order is transitive across these
-//! morally strong pairs, so the parent resumes after its child's result.
+//! Export: the exporting warp's tasks were written by its own batches (program order and warp
+//! barriers) or acquired by the steal or refill that brought them; every lane's
+//! `fence.acq_rel.sys` and the release of the export queue's `tail` (`.sys`) publish them to
+//! the courier, which acquires `tail` (`.sys`) and whose lanes fence (`.sys`) before they copy
+//! them. Import to local workers: the copies are published on the overflow queue as a spill
+//! publishes (`.gpu` fence, release of `tail`). Completion: the result is written (a plain
+//! store to the exporter's memory) before the thread that completes the import fences at
+//! system scope and commits the inbox entry with a `.sys` release; the exporter's courier
+//! acquires it and fences at system scope, then runs the device-scope shared join. Causality
+//! order is transitive across these morally strong pairs, so the parent resumes after its
+//! child's result.
 
 use core::ptr::addr_of_mut;
 
 use super::global_queue::GlobalQueues;
 use super::layout::{
-    is_slot, Control, Header, Params, PeerInfo, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED,
+    is_slot, Control, DequeHeader, Header, Params, PeerInfo, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED,
     IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS, NONE,
 };
-use super::warp::Warp;
+use super::warp::{stop_requested, Warp, FULL};
 use crate::arch::nvptx as a;
 
-/// Exports one request asks for: that many warps of the asked GPU export (each three
-/// quarters of its private part), so that a GPU whose warps all ran dry is fed by a burst,
-/// not one warp's tasks per round trip.
-const REQUEST_EXPORTS: u32 = 32;
-
-/// Completions an idle warp takes from the inbox at once.
+/// Completions the courier takes from its inbox at once.
 const INBOX_BATCH: u32 = 32;
+
+/// Reports of idle warps ([`note_starving`]) in one courier round that make a GPU hungry:
+/// a few warps between two steals do not send work across GPUs; a GPU whose warps ran dry
+/// reaches it within one round (each idle warp reports every back-off round, at most
+/// `Config::idle_max_ns` apart).
+pub(crate) const HUNGRY_REPORTS: u32 = 16;
+
+/// The report count saturates here: idle warps stop writing the word once it is reached. A
+/// request asks a share of the peer's warps in proportion to the reports (all of them at the
+/// cap: a GPU that ran dry takes half of a peer's waiting work, steal-half).
+const REPORTS_CAP: u32 = 64;
+
+/// Claims (of up to 32 tasks each) the courier makes in one round while its GPU is hungry.
+const CLAIMS_PER_ROUND: u32 = 8;
+
+/// Rounds a hungry courier waits for a request's exports before it asks again (a new epoch,
+/// of the next peer).
+const ASK_AGAIN_ROUNDS: u32 = 8;
+
+/// The courier's pause between rounds: short while there is traffic, growing to the longest
+/// when there is none.
+const COURIER_MIN_NS: u32 = 256;
+const COURIER_MAX_NS: u32 = 4096;
 
 /// The running kernel's params (read from memory: every function here is on a cold path).
 #[inline(always)]
@@ -81,75 +114,58 @@ unsafe fn peer(p: &Params, g: u32) -> PeerInfo {
     unsafe { (p.peers as *const PeerInfo).add(g as usize).read() }
 }
 
-/// Lane 0 of a warp that has just claimed `got` entries from position `head` of a local deque
-/// (`ring`, `queue_cap` entries, EPAQ queue `q`), holding that deque's steal lock: when another
-/// GPU asked for work, exports the entries to this GPU's overflow queue `q` and returns true
-/// (the caller then releases the victim's steal end and runs nothing). False on one GPU.
+/// Whether worker `warp` serves the request `word` ([`Control::hungry`]: `epoch << 8 |
+/// share`): a request asks `share` 256ths of the GPU's warps, chosen by a hash of the warp
+/// index, each to export once per epoch.
+#[inline(always)]
+#[must_use]
+pub(crate) fn serves(word: u32, warp: u32) -> bool {
+    (warp.wrapping_mul(2_654_435_761) >> 24) < (word & 0xFF)
+}
+
+/// The deque thread of worker `warp`, serving another GPU's request: claims the
+/// oldest entries of its own public part of queue `q` (deque `dq`) as a thief would, and
+/// exports them to this GPU's export queue `q`; whether it found any.
 ///
 /// # Safety
 ///
-/// As described; the entries are claimed (acquired) by this thread.
+/// The deque thread of a work-first worker between batches; `dq` is its own deque `q`.
 #[inline(never)]
-pub(crate) unsafe fn export_stolen(
-    ring: *mut u32,
-    queue_cap: u32,
-    q: u32,
-    head: u32,
-    got: u32,
-    warp: u32,
-) -> bool {
+pub(crate) unsafe fn export_public(dq: *mut DequeHeader, q: u32, warp: u32) -> bool {
     let p = run();
-    if p.gpus < 2 {
-        return false;
-    }
-    let c = p.control as *mut Control;
-    // SAFETY: the control block; claimed ring entries; a reserved overflow range.
+    let queue_cap = p.queue_cap;
+    let ring = (p.deque_rings as *mut u32)
+        .wrapping_add((warp * p.queues + q) as usize * queue_cap as usize);
+    // SAFETY: for the whole body, a valid deque header; claimed ring entries; a reserved
+    // export range.
     unsafe {
-        // One unit of another GPU's request (see `take_request`).
-        if !take_request() {
+        let (head, got) = super::deque::claim_public(dq, false);
+        if got == 0 {
             return false;
         }
-        let gq = GlobalQueues::of_run();
-        let base = gq.reserve(q, got, warp, 0);
-        if base == NONE {
-            // Recorded as an error (the ring holds every slot, so only a broken run gets
-            // here); the caller runs the batch while the run drains.
-            return false;
-        }
-        for j in 0..got {
-            let slot = ring
-                .add((head.wrapping_add(j) & (queue_cap - 1)) as usize)
-                .read();
-            gq.write(q, base.wrapping_add(j), slot);
-        }
-        // Release side of the export: the tasks' records (acquired by our claim) and the
-        // entries, before the commit's `.sys` release of `tail` that importers acquire.
-        gq.fence();
-        gq.commit(q, base, got);
-        // Ordering: relaxed, scope .gpu; a statistic the host reads after the run.
-        a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).exported), got);
-    }
-    true
-}
-
-/// The deque thread of a worker that saw this GPU's [`Control::hungry`] set and has private
-/// tasks to export: takes the request (one exporter per request); whether it did.
-pub(crate) unsafe fn take_request() -> bool {
-    let c = run().control as *mut Control;
-    // SAFETY: the control block.
-    unsafe {
-        loop {
-            // Ordering: relaxed, scope .sys; the CAS decides (the export's publication is the
-            // overflow queue's commit, at system scope).
-            let v = a::ld_relaxed_sys_u32(addr_of_mut!((*c).hungry));
-            if v == 0 {
-                return false;
+        let ex = own_exports();
+        let base = ex.reserve(q, got, warp, 0);
+        if base != NONE {
+            for j in 0..got {
+                let slot = ring
+                    .add((head.wrapping_add(j) & (queue_cap - 1)) as usize)
+                    .read();
+                ex.write(q, base.wrapping_add(j), slot);
             }
-            // Ordering: relaxed, scope .sys; one exporter per unit of the request.
-            if a::atom_relaxed_sys_cas_u32(addr_of_mut!((*c).hungry), v, v - 1) == v {
-                return true;
-            }
+            // Release side of the export: the tasks' records (published to this thread by the
+            // release that made them public, acquired by the claim) and the entries, before
+            // the commit's `.sys` release of `tail` that couriers acquire.
+            ex.fence();
+            ex.commit(q, base, got);
+            let c = run().control as *mut Control;
+            // Ordering: relaxed, scope .gpu; a statistic the host reads after the run.
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).exported), got);
         }
+        // Ordering (inside): relaxed store of the head, release of the lock, scope .gpu; the
+        // entries are read. (A failed reservation recorded an error: the run is stopping, and
+        // the claimed tasks are dropped with it.)
+        Warp::unlock_deque(dq, head.wrapping_add(got));
+        true
     }
 }
 
@@ -182,133 +198,374 @@ pub(crate) unsafe fn finish_root(parent: u32) {
             }
             return;
         }
-        let e = (p.imports as *mut u64).add((parent - IMPORT_BASE) as usize);
-        // Plain: written by the importer before the task was pushed on this GPU (ordered to
-        // us through that task's publication and its subtree's joins).
-        let v = e.read();
-        // Ordering: relaxed, scope .gpu; the importing warp reuses the entry once it reads 0.
-        a::st_relaxed_gpu_u64(e, 0);
-        let (g, slot) = (((v >> 32) as u32).wrapping_sub(1), v as u32);
-        if v == 0 || g >= p.gpus {
+        let e = parent - IMPORT_BASE;
+        if e >= import_entries(p) {
             super::warp::record_error(c, p.error as *mut _, ERR_PROTOCOL, 0, 0, 0, 0, parent);
             return;
         }
-        // Release side of the completion: the result (written into GPU g's memory) and
-        // everything this thread has seen, before the inbox entry.
-        a::fence_acq_rel_sys();
-        let inbox = GlobalQueues::inbox_of(&peer(p, g));
-        let pos = inbox.reserve(0, 1, 0, 0);
+        // Release side of the completion: the result (written into the exporter's memory)
+        // and everything this thread has seen, before the outbox entry (device scope: the
+        // courier, on this GPU, forwards it at system scope).
+        let outbox = GlobalQueues::outbox_of(p);
+        let pos = outbox.reserve(0, 1, 0, 0);
         if pos == NONE {
             return;
         }
-        inbox.write(0, pos, slot);
-        inbox.fence();
-        inbox.commit(0, pos, 1);
+        outbox.write(0, pos, e);
+        outbox.fence();
+        outbox.commit(0, pos, 1);
     }
 }
 
-/// Lane 0 of an idle warp whose steals and overflow refill found nothing (the warp's
-/// `smem`, EPAQ queue `q0` first): takes this GPU's completed exports from its inbox, then,
-/// if its private part is still empty, imports tasks from another GPU, or asks one for
-/// work. Nothing on one GPU.
+/// Entries of this GPU's import table (each warp's share, for every warp that may import).
+#[inline(always)]
+pub(crate) fn import_entries(p: &Params) -> u32 {
+    IMPORTS_PER_WARP * p.num_warps.min(IMPORT_WARPS)
+}
+
+/// This GPU's export queues (a multi-GPU run).
+#[inline(never)]
+pub(crate) fn own_exports() -> GlobalQueues {
+    let p = run();
+    // SAFETY: only a multi-GPU run exports (a worker saw a request), so p.gpu < gpus.
+    unsafe { exports_of(p, p.gpu) }
+}
+
+/// GPU `g`'s export queues, seen from this GPU.
 ///
 /// # Safety
 ///
-/// Lane 0 of worker `warp` (thread-level, work first), between batches, holding no task.
+/// `g < p.gpus` and the run has several GPUs.
+#[inline(always)]
+pub(crate) unsafe fn exports_of(p: &Params, g: u32) -> GlobalQueues {
+    // SAFETY: forwarded.
+    GlobalQueues::exports_of(unsafe { &peer(p, g) })
+}
+
+/// An idle warp of a multi-GPU run whose steals and overflow refill found nothing: counts
+/// itself in [`Control::starving`] for the courier (a load first, so that a GPU whose warps
+/// all ran dry does not turn the word into a hot spot of RMWs).
+///
+/// # Safety
+///
+/// The run's control block is valid (any thread).
 #[inline(never)]
-pub(crate) unsafe fn peer_work(warp: u32, smem: a::SharedWord, q0: u32) {
-    let p = run();
-    if p.gpus < 2 {
-        return;
-    }
-    let w = Warp::new(p, warp, 0, smem);
-    // SAFETY: forwarded; this warp's own words.
+pub(crate) unsafe fn note_starving() {
+    let c = run().control as *mut Control;
+    // SAFETY: the control block.
     unsafe {
-        // The pools' shared words as a batch's end leaves them (allocations below may race
-        // the top below zero, which the next call or batch end clamps again).
-        w.refill_wf();
-        let me = peer(p, p.gpu);
-        let inbox = GlobalQueues::inbox_of(&me);
-        let (base, got) = inbox.pop(0, INBOX_BATCH);
-        if got > 0 {
-            // Acquire side of the importers' commits: the results of the exported tasks.
-            inbox.fence();
-            for j in 0..got {
-                let slot = inbox.take(0, base.wrapping_add(j));
-                if slot != NONE {
-                    w.complete_export(slot);
+        // Ordering: relaxed, scope .gpu; a count the courier reads and resets (a hint: no
+        // data is published through it).
+        if a::ld_relaxed_gpu_u32(addr_of_mut!((*c).starving)) < REPORTS_CAP {
+            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).starving), 1);
+        }
+    }
+}
+
+/// The courier: the last warp of this GPU's grid, every lane, after the warp's shared words
+/// were initialized; returns when the run stops. Each round it takes completions from the
+/// inbox, and while this GPU is hungry, takes back its own unclaimed exports, imports from
+/// peers, or asks one peer for work (module doc).
+///
+/// # Safety
+///
+/// Every lane of worker `warp` (shared words at `smem`), converged, holding no task.
+#[inline(never)]
+pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
+    let p = run();
+    let lane = a::lane_id();
+    let w = Warp::new(p, warp, lane, smem);
+    let c = p.control as *mut Control;
+    // Import-table entries this lane owns: `lane`, `lane + 32`, ... below `entries`.
+    let entries = import_entries(p);
+    let mut cursor = lane;
+    let mut pause = COURIER_MIN_NS;
+    // Peers asked for work and not yet withdrawn (bit g), the next peer to ask, and the
+    // epoch of this GPU's requests.
+    let mut asked: u32 = 0;
+    let mut next_ask = 1u32;
+    let mut epoch = 0u32;
+    let mut waited = ASK_AGAIN_ROUNDS;
+    // The last request of another GPU this courier served from its overflow queues.
+    let mut served = 0u32;
+    loop {
+        let mut stop = false;
+        let mut hungry = false;
+        let mut reports = 0u32;
+        let mut moved = 0u32;
+        if lane == 0 {
+            stop = stop_requested(c);
+            // SAFETY: the courier's own shared words; the control block.
+            unsafe {
+                w.refill_wf();
+                // Ordering: relaxed, scope .gpu; the idle warps' reports (a hint), reset for
+                // the next round.
+                reports = a::ld_relaxed_gpu_u32(addr_of_mut!((*c).starving));
+                if reports > 0 {
+                    a::st_relaxed_gpu_u32(addr_of_mut!((*c).starving), 0);
                 }
+                hungry = reports >= HUNGRY_REPORTS;
             }
         }
-        if w.private_total() > 0 || warp >= IMPORT_WARPS {
+        // Lane 0's writes to the pool's shared words before the lanes free and allocate.
+        a::bar_warp_sync(FULL);
+        if a::shfl_sync_idx_b32(FULL, u32::from(stop), 0) != 0 {
             return;
         }
-        w.import(p, q0);
+        // SAFETY: every lane, converged; the inbox and the outbox (module doc).
+        moved += unsafe { w.take_completions(p) + w.forward_completions(p) };
+        let mut request = 0;
+        if lane == 0 {
+            // SAFETY: the control block.
+            // Ordering: relaxed, scope .sys; another GPU's request (a hint).
+            request = unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*c).hungry)) };
+        }
+        let request = a::shfl_sync_idx_b32(FULL, request, 0);
+        if request != served {
+            served = request;
+            if request != 0 {
+                // The oldest tasks this GPU spilled (the largest waiting here) go first.
+                // SAFETY: every lane, converged.
+                moved += unsafe { w.export_overflow(p) };
+            }
+        }
+        let hungry = a::shfl_sync_idx_b32(FULL, u32::from(hungry), 0) != 0;
+        if hungry {
+            // SAFETY: every lane, converged; forwarded.
+            let got = unsafe { w.import_round(p, &mut cursor, entries) };
+            moved += got;
+            if got > 0 {
+                waited = 0;
+            } else {
+                waited += 1;
+            }
+            if lane == 0 && waited >= ASK_AGAIN_ROUNDS {
+                // Nothing exported anywhere for a while: ask one peer, rotating.
+                waited = 0;
+                let g = (p.gpu + next_ask) % p.gpus;
+                next_ask = next_ask % (p.gpus - 1) + 1;
+                // SAFETY: g < gpus, another GPU; its control block.
+                unsafe {
+                    let pc = peer(p, g).control as *mut Control;
+                    // Ordering: relaxed, scope .sys; a request (a hint: the export queue's
+                    // commit publishes what it brings). A new epoch makes every chosen warp
+                    // export once more.
+                    epoch = epoch.wrapping_add(1) & 0x00FF_FFFF;
+                    let share = (reports * 4).min(255);
+                    a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), (epoch.max(1) << 8) | share);
+                }
+                asked |= 1 << g;
+            }
+        } else if lane == 0 && asked != 0 {
+            // Work again: withdraw the requests still standing, so that busy peers do not
+            // keep exporting to a GPU that does not need it.
+            for g in 0..p.gpus {
+                if asked & (1 << g) != 0 {
+                    // SAFETY: g < gpus; its control block.
+                    // Ordering: relaxed, scope .sys; a hint (an exporter that took a unit
+                    // before this store still exports, and any courier may import it).
+                    unsafe {
+                        let pc = peer(p, g).control as *mut Control;
+                        a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), 0);
+                    }
+                }
+            }
+            asked = 0;
+            waited = ASK_AGAIN_ROUNDS;
+        } else if !hungry {
+            waited = ASK_AGAIN_ROUNDS;
+        }
+        let moved = a::shfl_sync_idx_b32(FULL, moved, 0);
+        // The lanes' allocations before lane 0 clamps the pool's words next round.
+        a::bar_warp_sync(FULL);
+        if moved > 0 {
+            pause = COURIER_MIN_NS;
+        } else {
+            a::nanosleep(pause);
+            pause = (pause * 2).min(COURIER_MAX_NS);
+        }
     }
 }
 
 impl Warp {
-    /// Tasks in this warp's private parts.
-    unsafe fn private_total(&self) -> u32 {
-        let mut n = 0;
-        for q in 0..self.queues {
-            // SAFETY: this warp's shared words.
-            // Ordering: relaxed, scope .cta; the deque thread's own words.
-            n += unsafe { a::ld_shared_u32(self.sm_private(q)) };
+    /// The courier, every lane (converged): takes up to [`INBOX_BATCH`] completions from this
+    /// GPU's inbox, one a lane, completes each exported task, and pushes the parents that
+    /// became ready to the overflow queues; how many completions.
+    unsafe fn take_completions(&self, p: &Params) -> u32 {
+        // SAFETY: this GPU's entry of the peer table.
+        let inbox = GlobalQueues::inbox_of(unsafe { &peer(p, p.gpu) });
+        let (mut base, mut got) = (0, 0);
+        if self.lane == 0 {
+            // SAFETY: the inbox's one queue.
+            (base, got) = unsafe { inbox.pop(0, INBOX_BATCH) };
         }
-        n
-    }
-
-    /// Lane 0, between batches: puts the ready task `slot` on this warp's private part of
-    /// queue `q`, or on the overflow queue `q` when the ring is half full (it always has room).
-    unsafe fn push_ready(&self, q: u32, slot: u32) {
-        let sq = self.sm_queue(q);
-        let pr = self.sm_private(q);
-        // SAFETY: this warp's shared words and ring; the overflow queue q < queues.
-        unsafe {
-            // Ordering: relaxed, scope .cta; the deque thread's own words.
-            let tail = a::ld_shared_u32(sq);
-            // Ordering: relaxed, scope .gpu; thieves only raise it, stale is conservative.
-            let head = a::ld_relaxed_gpu_u32(addr_of_mut!((*self.deque(self.warp, q)).head));
-            if tail.wrapping_sub(head) < self.queue_cap / 2 {
-                *self
-                    .ring(self.warp, q)
-                    .add((tail & (self.queue_cap - 1)) as usize) = slot;
-                a::st_shared_u32(sq, tail.wrapping_add(1));
-                a::st_shared_u32(pr, a::ld_shared_u32(pr) + 1);
-                return;
-            }
-            // Its ancestors are marked (it came through another GPU, or was resumed by
-            // one), so it may go where any worker takes it.
-            let gq = GlobalQueues::of_run();
-            let pos = gq.reserve(q, 1, self.warp, 0);
-            if pos != NONE {
-                gq.write(q, pos, slot);
-                gq.fence();
-                gq.commit(q, pos, 1);
+        let got = a::shfl_sync_idx_b32(FULL, got, 0);
+        if got == 0 {
+            return 0;
+        }
+        let base = a::shfl_sync_idx_b32(FULL, base, 0);
+        // Acquire side of the importers' commits (lane 0 acquired `tail`; the barrier orders
+        // that before every lane's fence): the results of the exported tasks.
+        a::bar_warp_sync(FULL);
+        inbox.fence();
+        let mut ready = NONE;
+        let mut ready_q = 0;
+        if self.lane < got {
+            // SAFETY: a claimed position, fenced.
+            let slot = unsafe { inbox.take(0, base.wrapping_add(self.lane)) };
+            if slot != NONE {
+                // SAFETY: a completed export of this GPU, taken by this lane alone.
+                ready = unsafe { self.complete_export(slot) };
+                if ready != NONE {
+                    // SAFETY: a live task of this GPU (acquired by the join).
+                    ready_q = u32::from(unsafe { (*self.header(ready)).queue });
+                }
             }
         }
+        for q in 0..p.queues {
+            let mine = if ready_q == q { ready } else { NONE };
+            // SAFETY: every lane, converged; q < queues.
+            unsafe { self.push_lanes(GlobalQueues::of_run(), q, mine) };
+        }
+        got
     }
 
-    /// Lane 0 of an idle warp, after the inbox's acquire: the exported task `slot` (a
+    /// The courier, every lane (converged): takes up to 32 completed imports from this GPU's
+    /// outbox, one a lane, and sends each to the inbox of the GPU it came from (one
+    /// reservation and one commit per GPU), then frees their import-table entries; how many.
+    unsafe fn forward_completions(&self, p: &Params) -> u32 {
+        let outbox = GlobalQueues::outbox_of(p);
+        let (mut base, mut got) = (0, 0);
+        if self.lane == 0 {
+            // SAFETY: the outbox's one queue.
+            (base, got) = unsafe { outbox.pop(0, 32) };
+        }
+        let got = a::shfl_sync_idx_b32(FULL, got, 0);
+        if got == 0 {
+            return 0;
+        }
+        let base = a::shfl_sync_idx_b32(FULL, base, 0);
+        // Acquire side of the finishing threads' commits (lane 0 acquired `tail`; the
+        // barrier orders that before every lane's fence): the results they wrote.
+        a::bar_warp_sync(FULL);
+        outbox.fence();
+        let table = p.imports as *mut u64;
+        let (mut g, mut slot, mut e) = (NONE, NONE, NONE);
+        if self.lane < got {
+            // SAFETY: a claimed position, fenced.
+            e = unsafe { outbox.take(0, base.wrapping_add(self.lane)) };
+            if e != NONE {
+                // SAFETY: an entry below `import_entries` (`finish_root` checked it).
+                // Plain: written by the importer before the task was pushed on this GPU
+                // (ordered to us through the task's publication, its subtree's joins and the
+                // outbox).
+                let v = unsafe { table.add(e as usize).read() };
+                g = ((v >> 32) as u32).wrapping_sub(1);
+                slot = v as u32;
+                if v == 0 || g >= p.gpus || g == p.gpu {
+                    self.record_error(ERR_PROTOCOL, 0, 0, IMPORT_BASE + e);
+                    g = NONE;
+                }
+            }
+        }
+        for dest in 0..p.gpus {
+            if dest == p.gpu {
+                continue;
+            }
+            let mine = if g == dest { slot } else { NONE };
+            let mask = a::vote_sync_ballot_b32(FULL, mine != NONE);
+            if mask == 0 {
+                continue;
+            }
+            // SAFETY: dest < gpus.
+            let inbox = GlobalQueues::inbox_of(unsafe { &peer(p, dest) });
+            let mut at = 0;
+            if self.lane == 0 {
+                // SAFETY: the inbox's one queue.
+                at = unsafe { inbox.reserve(0, mask.count_ones(), self.warp, 0) };
+            }
+            let at = a::shfl_sync_idx_b32(FULL, at, 0);
+            if at == NONE {
+                break;
+            }
+            if mine != NONE {
+                let rank = (mask & a::lanemask_lt()).count_ones();
+                // SAFETY: a reserved position, written by this lane alone.
+                unsafe { inbox.write(0, at.wrapping_add(rank), mine) };
+            }
+            // Release side of the completions: every result this warp acquired, and the
+            // entries, before the commit's `.sys` release that the exporter's courier
+            // acquires.
+            inbox.fence();
+            a::bar_warp_sync(FULL);
+            if self.lane == 0 {
+                // SAFETY: positions this warp reserved and wrote.
+                unsafe { inbox.commit(0, at, mask.count_ones()) };
+            }
+        }
+        if e != NONE {
+            // SAFETY: this lane's entry of the table.
+            // Ordering: relaxed, scope .gpu; a free entry for this GPU's courier (the same
+            // warp: program order and its barriers order the read above before the reuse).
+            unsafe { a::st_relaxed_gpu_u64(table.add(e as usize), 0) };
+        }
+        got
+    }
+
+    /// The courier, every lane (converged): pushes each lane's `slot` (those that are not
+    /// [`NONE`]) to queue `q` of `gq` (this GPU's overflow or export queues), in one
+    /// reservation and one commit. The tasks' ancestors are marked (they came through another
+    /// GPU, were resumed by one, or were spilled), so they may go where any worker takes
+    /// them.
+    unsafe fn push_lanes(&self, gq: GlobalQueues, q: u32, slot: u32) {
+        let mask = a::vote_sync_ballot_b32(FULL, slot != NONE);
+        if mask == 0 {
+            return;
+        }
+        let mut at = 0;
+        if self.lane == 0 {
+            // SAFETY: q < queues.
+            at = unsafe { gq.reserve(q, mask.count_ones(), self.warp, 0) };
+        }
+        let at = a::shfl_sync_idx_b32(FULL, at, 0);
+        if at == NONE {
+            return;
+        }
+        if slot != NONE {
+            let rank = (mask & a::lanemask_lt()).count_ones();
+            // SAFETY: a reserved position, written by this lane alone.
+            unsafe { gq.write(q, at.wrapping_add(rank), slot) };
+        }
+        // Release side of the push: the tasks (and this lane's writes to them), before the
+        // commit's release of `tail`.
+        gq.fence();
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: positions this warp reserved and wrote.
+            unsafe { gq.commit(q, at, mask.count_ones()) };
+        }
+    }
+
+    /// One lane of the courier, after the inbox's acquire: the exported task `slot` (a
     /// placeholder: another GPU ran it) finished. Frees it and completes its parent's join on
-    /// the shared path, upwards while a parent whose body had returned loses its last child.
-    unsafe fn complete_export(&self, slot: u32) {
+    /// the shared path, upwards while a parent whose body had returned loses its last child;
+    /// returns the parent that became ready to run, or [`NONE`].
+    unsafe fn complete_export(&self, slot: u32) -> u32 {
         // SAFETY: for the whole body, the placeholder and its suspended ancestors are alive (their
-        // joins wait for it); this warp is between batches (its free stack is clamped).
+        // joins wait for it); the courier is between rounds (its free stack is clamped).
         unsafe {
             let mut parent = (*self.header(slot)).parent;
             self.free_one_wf(slot);
             loop {
                 if !is_slot(parent) {
                     finish_root(parent);
-                    return;
+                    return NONE;
                 }
                 let ph: *mut Header = self.header(parent);
                 if (*ph).flags & FLAG_SHARED == 0 {
                     // A task that left its warp has marked ancestors (`deque.rs`).
                     self.record_error(ERR_PROTOCOL, (*ph).kind, 0, parent);
-                    return;
+                    return NONE;
                 }
                 // Release side of the shared join (the results this thread acquired).
                 a::fence_acq_rel_gpu();
@@ -316,7 +573,7 @@ impl Warp {
                 // on `pending` form a release sequence (`join.rs`).
                 let old = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*ph).pending), u32::MAX);
                 if old != 1 {
-                    return;
+                    return NONE;
                 }
                 // Acquire side: the other children's results, and the parent's header.
                 a::fence_acq_rel_gpu();
@@ -326,137 +583,212 @@ impl Warp {
                     parent = next;
                     continue;
                 }
-                self.push_ready(u32::from((*ph).queue), parent);
-                return;
+                return parent;
             }
         }
     }
 
-    /// Lane 0 of an idle warp with an empty private part: imports up to
-    /// [`IMPORTS_PER_WARP`] tasks (as many as its import-table entries are free) from the
-    /// first peer GPU with exported ones, or, finding none, asks one peer to export.
-    ///
-    /// Its pieces are out of line with scalar arguments ([`import_one`]): the register count
-    /// of every function a kernel calls is the kernel's, and this one, inlined whole, made
-    /// the multi-GPU kernel's 164.
-    unsafe fn import(&self, p: &Params, q0: u32) {
-        let table = (p.imports as *mut u64).wrapping_add((self.warp * IMPORTS_PER_WARP) as usize);
-        let mut room = 0;
-        for j in 0..IMPORTS_PER_WARP {
-            // SAFETY: this warp's entries of the import table.
-            // Ordering: relaxed, scope .gpu; cleared by the thread that completes an import.
-            room += u32::from(unsafe { a::ld_relaxed_gpu_u64(table.add(j as usize)) } == 0);
-        }
-        if room == 0 {
-            return;
-        }
-        for k in 1..p.gpus {
-            let g = (p.gpu + k) % p.gpus;
-            // SAFETY: g < gpus; forwarded.
-            if unsafe { import_from(self.warp, self.smem, g, q0, room) } {
-                return;
+    /// The courier, every lane (converged), when another GPU asked this one for work: moves
+    /// up to 32 of the oldest tasks of each overflow queue to the export queue of the same
+    /// index; how many.
+    unsafe fn export_overflow(&self, p: &Params) -> u32 {
+        let gq = GlobalQueues::of_run();
+        let ex = own_exports();
+        let mut moved = 0;
+        for q in 0..p.queues {
+            let (mut base, mut got) = (0, 0);
+            if self.lane == 0 {
+                // SAFETY: q < queues.
+                (base, got) = unsafe { gq.pop(q, 32) };
             }
-        }
-        // Nothing exported anywhere: ask one peer (a different one per warp).
-        let g = (p.gpu + 1 + self.warp % (p.gpus - 1)) % p.gpus;
-        // SAFETY: g < gpus; its control block.
-        unsafe {
-            let pc = peer(p, g).control as *mut Control;
-            // Ordering: relaxed, scope .sys; a request for REQUEST_EXPORTS exports (its
-            // exporters count it down; renewed only once it is used up).
-            if a::ld_relaxed_sys_u32(addr_of_mut!((*pc).hungry)) == 0 {
-                a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), REQUEST_EXPORTS);
-            }
-        }
-    }
-}
-
-/// Lane 0 of idle worker `warp` (shared words at `smem`): claims up to `room` tasks from GPU
-/// `g`'s overflow queues, from EPAQ queue `q0` on, and imports them ([`import_one`]); whether
-/// it found any.
-///
-/// # Safety
-///
-/// `g` is another GPU of the run; `room` import-table entries of `warp` are free.
-#[inline(never)]
-unsafe fn import_from(warp: u32, smem: a::SharedWord, g: u32, q0: u32, room: u32) -> bool {
-    let p = run();
-    // SAFETY: g < gpus.
-    let gq = GlobalQueues::of_peer(unsafe { &peer(p, g) });
-    for i in 0..p.queues {
-        let q = (q0 + i) % p.queues;
-        // SAFETY: for the whole block, q < queues (one program: the same count on every GPU); claimed
-        // positions of GPU g's queue.
-        unsafe {
-            let (base, got) = gq.pop(q, room);
+            let got = a::shfl_sync_idx_b32(FULL, got, 0);
             if got == 0 {
                 continue;
             }
-            // Acquire side of the exporter's commit: the tasks' records.
+            let base = a::shfl_sync_idx_b32(FULL, base, 0);
+            // Acquire side of the spillers' commits (lane 0 acquired `tail`; the barrier
+            // orders that before every lane's fence).
+            a::bar_warp_sync(FULL);
             gq.fence();
-            for n in 0..got {
-                let remote = gq.take(q, base.wrapping_add(n));
-                if remote == NONE || !import_one(warp, smem, g, q, remote) {
-                    return true;
+            let mut slot = NONE;
+            if self.lane < got {
+                // SAFETY: a claimed position, fenced.
+                slot = unsafe { gq.take(q, base.wrapping_add(self.lane)) };
+            }
+            // SAFETY: every lane, converged; q < queues. The export's `.sys` fence and
+            // release publish what this warp acquired.
+            unsafe { self.push_lanes(ex, q, slot) };
+            if self.lane == 0 {
+                // SAFETY: the control block.
+                // Ordering: relaxed, scope .gpu; a statistic the host reads after the run.
+                unsafe { a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.control).exported), got) };
+            }
+            moved += got;
+        }
+        moved
+    }
+
+    /// The courier, every lane (converged), while its GPU is hungry: up to
+    /// [`CLAIMS_PER_ROUND`] claims of up to 32 tasks, first from this GPU's own export queues
+    /// (moved to its overflow queues as they are), then from the peers' (imported); returns
+    /// the tasks moved.
+    unsafe fn import_round(&self, p: &Params, cursor: &mut u32, entries: u32) -> u32 {
+        let mut moved = 0;
+        for _ in 0..CLAIMS_PER_ROUND {
+            // A free import-table entry for each lane (this lane's own, from its cursor).
+            let free = self.free_entry(p, cursor, entries);
+            let room = a::vote_sync_ballot_b32(FULL, free != NONE);
+            let mut got = 0;
+            let mut base = 0;
+            let mut g = p.gpu;
+            let mut q = 0;
+            if self.lane == 0 {
+                // SAFETY: for the whole block, g < gpus; q < queues.
+                unsafe {
+                    'find: for k in 0..p.gpus {
+                        g = (p.gpu + k) % p.gpus;
+                        // Our own exports move without a copy; a peer's take an entry each.
+                        let max = if k == 0 { 32 } else { room.count_ones() };
+                        if max == 0 {
+                            continue;
+                        }
+                        let ex = exports_of(p, g);
+                        for i in 0..p.queues {
+                            (base, got) = ex.pop(i, max);
+                            if got > 0 {
+                                q = i;
+                                break 'find;
+                            }
+                        }
+                    }
                 }
             }
-            let c = p.control as *mut Control;
-            // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
-            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).imported), got);
-            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*c).import_claims), 1);
-            return true;
+            let got = a::shfl_sync_idx_b32(FULL, got, 0);
+            if got == 0 {
+                break;
+            }
+            let base = a::shfl_sync_idx_b32(FULL, base, 0);
+            let g = a::shfl_sync_idx_b32(FULL, g, 0);
+            let q = a::shfl_sync_idx_b32(FULL, q, 0);
+            // SAFETY: claimed positions of GPU g's export queue q; every lane, converged.
+            unsafe { self.move_claimed(p, g, q, base, got, room, free) };
+            moved += got;
         }
+        moved
     }
-    false
-}
 
-/// Lane 0 of idle worker `warp`: copies GPU `g`'s task `remote` (claimed and acquired) into a
-/// slot of this GPU's pool as an import (parent `IMPORT_BASE + i`, entry `i` of the warp's
-/// import table recording `(g, remote)`), and pushes it on the warp's private part of queue
-/// `q`. False when no slot was left (an error is recorded).
-///
-/// # Safety
-///
-/// As described; the warp has a free import-table entry.
-#[inline(never)]
-unsafe fn import_one(warp: u32, smem: a::SharedWord, g: u32, q: u32, remote: u32) -> bool {
-    let p = run();
-    let w = Warp::new(p, warp, 0, smem);
-    let table = (p.imports as *mut u64).wrapping_add((warp * IMPORTS_PER_WARP) as usize);
-    // SAFETY: for the whole body, this warp's table entries; GPU g's slot `remote` (acquired by the
-    // caller's fence); a fresh local slot.
-    unsafe {
-        let mut j = 0;
-        // Ordering: relaxed, scope .gpu; cleared by the thread that completes an import.
-        while a::ld_relaxed_gpu_u64(table.add(j as usize)) != 0 {
-            j += 1;
+    /// One lane of the courier: a free entry of its share of the import table (from
+    /// `cursor` on, a bounded look), or [`NONE`].
+    fn free_entry(&self, p: &Params, cursor: &mut u32, entries: u32) -> u32 {
+        let table = p.imports as *mut u64;
+        for _ in 0..8 {
+            let e = *cursor;
+            *cursor += 32;
+            if *cursor >= entries {
+                *cursor = self.lane;
+            }
+            if e >= entries {
+                continue;
+            }
+            // SAFETY: an entry of the table (e < entries).
+            // Ordering: relaxed, scope .gpu; cleared by the thread that completes an import
+            // (coherence orders that clear after everything the import's subtree did).
+            if unsafe { a::ld_relaxed_gpu_u64(table.add(e as usize)) } == 0 {
+                return e;
+            }
         }
-        let slots = (*(p.peers as *const PeerInfo).add(g as usize)).slots;
-        let from = (slots as *const u8)
-            .add(remote as usize * w.slot_bytes)
-            .cast::<Header>();
-        let local = w.alloc_wf((*from).kind);
-        if local == NONE {
-            return false;
-        }
-        let to = w.header(local);
-        let words = w.slot_bytes / 8;
-        let (src, dst) = (from.cast::<u64>(), to.cast::<u64>());
-        for x in 4..words {
-            dst.add(x).write(src.add(x).read());
-        }
-        (*to).kind = (*from).kind;
-        (*to).state = (*from).state;
-        (*to).queue = (*from).queue;
-        (*to).pending = 0;
-        (*to).parent = IMPORT_BASE + warp * IMPORTS_PER_WARP + j;
-        (*to).flags = 0;
-        (*to).result_dst = (*from).result_dst;
-        // Plain: read by whoever completes the import, after the task's publication here.
-        table
-            .add(j as usize)
-            .write((u64::from(g) + 1) << 32 | u64::from(remote));
-        w.push_ready(q, local);
+        NONE
     }
-    true
+
+    /// The courier, every lane (converged), after lane 0 claimed `[base, base + got)` of GPU
+    /// `g`'s export queue `q`: moves the tasks to this GPU's overflow queue `q`, copying each
+    /// into a slot of this GPU's pool when `g` is another GPU (lanes with a free entry in
+    /// `room`, `free` this lane's).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn move_claimed(
+        &self,
+        p: &Params,
+        g: u32,
+        q: u32,
+        base: u32,
+        got: u32,
+        room: u32,
+        free: u32,
+    ) {
+        // SAFETY: g < gpus.
+        let ex = unsafe { exports_of(p, g) };
+        // Acquire side of the exporters' commits (lane 0 acquired `tail`; the barrier orders
+        // that before every lane's fence): the tasks' records.
+        a::bar_warp_sync(FULL);
+        ex.fence();
+        // This lane's task: the rank-th claimed entry, by own export (every lane up to
+        // `got`) or by rank among the lanes with a free import entry.
+        let rank = if g == p.gpu {
+            self.lane
+        } else if free != NONE {
+            (room & a::lanemask_lt()).count_ones()
+        } else {
+            NONE
+        };
+        let mut slot = NONE;
+        if rank < got {
+            // SAFETY: a claimed position, fenced.
+            let remote = unsafe { ex.take(q, base.wrapping_add(rank)) };
+            if remote != NONE {
+                slot = if g == p.gpu {
+                    remote
+                } else {
+                    // SAFETY: GPU g's task `remote`, acquired; this lane's free entry.
+                    unsafe { self.import_one(p, g, remote, free) }
+                };
+            }
+        }
+        // A lane whose import failed (an error is recorded) pushes nothing; the run is
+        // stopping.
+        // SAFETY: every lane, converged; q < queues.
+        unsafe { self.push_lanes(GlobalQueues::of_run(), q, slot) };
+        if self.lane == 0 && g != p.gpu {
+            // SAFETY: the control block.
+            // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
+            unsafe {
+                a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.control).imported), got);
+                a::atom_relaxed_gpu_add_u32(addr_of_mut!((*self.control).import_claims), 1);
+            }
+        }
+    }
+
+    /// One lane of the courier: copies GPU `g`'s task `remote` (claimed and acquired) into a
+    /// slot of this GPU's pool as an import (parent `IMPORT_BASE + entry`, the entry recording
+    /// `(g, remote)`); the local slot, or [`NONE`] when none was left (an error is recorded).
+    unsafe fn import_one(&self, p: &Params, g: u32, remote: u32, entry: u32) -> u32 {
+        // SAFETY: for the whole body, GPU g's slot `remote` (acquired by the caller's fence);
+        // a fresh local slot; this lane's free table entry.
+        unsafe {
+            let from = (peer(p, g).slots as *const u8)
+                .add(remote as usize * self.slot_bytes)
+                .cast::<Header>();
+            let local = self.alloc_wf((*from).kind);
+            if local == NONE {
+                return NONE;
+            }
+            let to = self.header(local);
+            let words = self.slot_bytes / 8;
+            let (src, dst) = (from.cast::<u64>(), to.cast::<u64>());
+            for x in 4..words {
+                dst.add(x).write(src.add(x).read());
+            }
+            (*to).kind = (*from).kind;
+            (*to).state = (*from).state;
+            (*to).queue = (*from).queue;
+            (*to).pending = 0;
+            (*to).parent = IMPORT_BASE + entry;
+            (*to).flags = 0;
+            (*to).result_dst = (*from).result_dst;
+            // Plain: read by whoever completes the import, after the task's publication here.
+            (p.imports as *mut u64)
+                .add(entry as usize)
+                .write((u64::from(g) + 1) << 32 | u64::from(remote));
+            local
+        }
+    }
 }

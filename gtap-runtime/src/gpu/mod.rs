@@ -640,8 +640,8 @@ impl Inner {
         // arena).
         let total_slots = if wf {
             let budget = self.wf_pool_bytes()?;
-            // The inbox of a multi-GPU run takes one more entry per record.
-            let rings = queues as usize + usize::from(multi);
+            // A multi-GPU run's export queues and inbox take one more entry per record each.
+            let rings = gq_rings(queues, multi) as usize + usize::from(multi);
             let slots = wf_slots(budget, slot_bytes as usize, rings).min(IMPORT_BASE as usize - 1);
             let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
@@ -742,18 +742,19 @@ impl Inner {
                 p.inbox_cap = total_slots.next_power_of_two();
                 p.inbox = dev_alloc(size_of::<GlobalQueueHeader>() + p.inbox_cap as usize * 4)?;
                 p.import_entries = IMPORTS_PER_WARP * warps.min(IMPORT_WARPS);
-                p.imports = dev_alloc(p.import_entries as usize * 8)?;
+                p.imports = dev_alloc(imports_bytes(p.import_entries))?;
                 // Dirty until the first run's reset zeroes it.
                 p.inbox_dirty = true;
             }
             if global || wf {
-                p.gq_headers = dev_alloc(queues as usize * size_of::<GlobalQueueHeader>())?;
-                p.gq_rings = dev_alloc(queues as usize * p.gq_cap as usize * 4)?;
+                let rings = gq_rings(queues, multi) as usize;
+                p.gq_headers = dev_alloc(rings * size_of::<GlobalQueueHeader>())?;
+                p.gq_rings = dev_alloc(rings * p.gq_cap as usize * 4)?;
                 // Zeroed once (an entry is 0 until a pusher writes it); claimers zero what
                 // they take, the host what a run left (`gq_dirty`).
-                // SAFETY: the rings hold queues * gq_cap u32.
+                // SAFETY: the rings hold `rings * gq_cap` u32.
                 check("cuMemsetD32", unsafe {
-                    sys::cuMemsetD32_v2(p.gq_rings, 0, queues as usize * p.gq_cap as usize)
+                    sys::cuMemsetD32_v2(p.gq_rings, 0, rings * p.gq_cap as usize)
                 })?;
             }
             Ok(())
@@ -831,6 +832,14 @@ impl Inner {
         }
         let k = self.kernel::<P>(part.gpus > 1)?;
         let warps = k.grid * k.workers_per_block;
+        if part.gpus > 1 && warps < 2 {
+            // The last warp of each GPU of a multi-GPU run is its courier and runs no tasks.
+            return Err(Error::InvalidConfig {
+                field: "grid",
+                value: format!("{warps} warp on GPU {} of a multi-GPU run", part.gpu),
+                expected: "at least 2 warps on each GPU (one is the GPU's courier): a larger grid, or fewer partitions",
+            });
+        }
         // Work-first pools (one per warp, block-level workers' warps included) under the
         // default scheduler.
         let wf = self.config.scheduler == Scheduler::WorkFirst;
@@ -1004,7 +1013,12 @@ impl Inner {
                 )?;
                 check(
                     "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.imports, 0, pools.import_entries as usize * 2, s),
+                    sys::cuMemsetD32Async(
+                        pools.imports,
+                        0,
+                        imports_bytes(pools.import_entries) / 4,
+                        s,
+                    ),
                 )?;
             }
             if pools.parks_dirty {
@@ -1044,7 +1058,7 @@ impl Inner {
                 sys::cuMemsetD32Async(pools.progress, 0, w, s),
             )?;
             if pools.gq_rings != 0 {
-                let q = pools.queues as usize;
+                let q = gq_rings(pools.queues, pools.inbox != 0) as usize;
                 let header_words = q * size_of::<GlobalQueueHeader>() / 4;
                 check(
                     "cuMemsetD32Async",
@@ -1176,7 +1190,7 @@ impl Inner {
             // Positions reserved past the last claim hold (or will hold) entries; an error
             // may have stopped a pusher or a claimer half way.
             let mut left = ctl.error != 0;
-            for q in 0..p.queues as u64 {
+            for q in 0..u64::from(gq_rings(p.queues, p.inbox != 0)) {
                 let mut g = GlobalQueueHeader::default();
                 let at = p.gq_headers + q * size_of::<GlobalQueueHeader>() as u64;
                 // SAFETY: the overflow queues' headers hold `queues` GlobalQueueHeader.
@@ -1690,6 +1704,19 @@ impl Drop for ProfileRegion {
 /// the slot.
 fn slot_bytes(frame_bytes: usize) -> usize {
     HEADER_BYTES as usize + frame_bytes.max(16).next_multiple_of(16)
+}
+
+/// Bytes of a multi-GPU run's import region: the import table (`entries` `u64`), then the
+/// completion outbox (a [`GlobalQueueHeader`] and a ring of `entries` rounded up to a power of
+/// two `u32`; `gtap-device`'s `GlobalQueues::outbox_of`). Zeroed before every run.
+fn imports_bytes(entries: u32) -> usize {
+    entries as usize * 8 + size_of::<GlobalQueueHeader>() + entries.next_power_of_two() as usize * 4
+}
+
+/// The global-queue rings of a run's pools: one overflow (or global) queue per EPAQ queue,
+/// and in a multi-GPU run as many export queues after them (`gtap-device`'s `gpu/peer.rs`).
+fn gq_rings(queues: u32, multi: bool) -> u32 {
+    queues * (1 + u32::from(multi))
 }
 
 /// Work first: the task slots that `budget` bytes hold when each slot also needs an entry in

@@ -164,6 +164,7 @@ pub(super) fn run<P: Program, T: TaskFn>(
                 stats.workers += s.workers;
                 stats.tasks += s.tasks;
                 stats.steps += s.steps;
+                stats.gpu_steps.push(s.steps);
                 stats.steals += s.steals;
                 stats.cross_steals += s.cross_steals;
                 stats.cross_tasks += s.cross_tasks;

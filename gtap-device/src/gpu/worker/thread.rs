@@ -27,7 +27,7 @@ use super::{next_idle_ns, push_staged, STOP_CHECK_EVERY};
 use crate::arch::nvptx as a;
 use crate::gpu::global_queue::GlobalQueues;
 use crate::gpu::layout::{Params, WarpStats, NONE};
-use crate::gpu::overflow::OVERFLOW_IDLE_NS;
+use crate::gpu::overflow::{OVERFLOW_IDLE_NS, SERVED};
 use crate::gpu::park::{LEAVE_PARK, LEAVE_STOP};
 use crate::gpu::profile::WarpProf;
 use crate::gpu::warp::{Warp, FULL};
@@ -119,6 +119,13 @@ pub unsafe fn thread_worker<
         }
     }
     a::bar_warp_sync(FULL);
+    if MULTI && warp == p.num_warps - 1 && p.gpus > 1 {
+        // The last warp of each GPU of a multi-GPU run is its courier: it runs no tasks and
+        // is the only warp that touches other GPUs' channels (`peer.rs`).
+        // SAFETY: every lane of this warp, converged; its shared words are initialized.
+        unsafe { crate::gpu::peer::courier(warp, smem) };
+        return;
+    }
 
     // Warp-uniform state (every lane computes the same value, or gets it from lane 0).
     let mut kept: u32 = 0;
@@ -141,6 +148,8 @@ pub unsafe fn thread_worker<
     // Work-first, programs without joins (lane 0): tasks finished minus spawned by this warp
     // and not yet subtracted from `Control::live` (never positive: see the publish step).
     let mut live_debt: i32 = 0;
+    // Multi-GPU kernel, lane 0: the last request of another GPU this warp saw (`peer.rs`).
+    let mut served: u32 = 0;
     // Why the loop ended: `LEAVE_STOP` (the run is over) or `LEAVE_PARK` (`park.rs`).
     let mut leave = LEAVE_STOP;
     // Profiler state (dead code when !PROFILE).
@@ -276,14 +285,14 @@ pub unsafe fn thread_worker<
             // SAFETY: lane 0 owns the warp's deque operations.
             count_hint = unsafe { w.count_hint(cur_q) };
         }
-        // Multi-GPU kernel: whether another GPU asked this one for work (`peer.rs`), loaded
-        // now so that its latency hides behind the bodies; the release decision exports.
-        let mut hungry = false;
+        // Multi-GPU kernel: another GPU's request for work (`peer.rs`), loaded now so that
+        // its latency hides behind the bodies; the release decision exports.
+        let mut request = 0u32;
         if MULTI && lane == 0 {
             // SAFETY: the control block is valid for the run.
-            // Ordering: relaxed, scope .sys; a request stored by another GPU (a hint: the
-            // exchange in the spill's plan decides who serves it).
-            hungry = unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*w.control).hungry)) } != 0;
+            // Ordering: relaxed, scope .sys; a request stored by another GPU's courier (a
+            // hint: the export queue's commit publishes what the export brings).
+            request = unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*w.control).hungry)) };
         }
         if PROFILE && lane == 0 {
             // SAFETY: lane 0 owns this warp's profile region.
@@ -407,6 +416,9 @@ pub unsafe fn thread_worker<
             }
         }
         if lane == 0 {
+            // A request of a new epoch that this warp's share serves: the release decision
+            // exports (once per epoch: at the first batch that has something to give).
+            let hungry = MULTI && request != served && crate::gpu::peer::serves(request, warp);
             // SAFETY: lane 0 owns the warp's shared words and deque headers.
             unsafe {
                 if w.queues == 1 {
@@ -459,6 +471,12 @@ pub unsafe fn thread_worker<
                             }
                         }
                     }
+                }
+                if MULTI {
+                    if !hungry || release & SERVED != 0 {
+                        served = request;
+                    }
+                    release &= !SERVED;
                 }
                 if wf {
                     w.refill_wf();
