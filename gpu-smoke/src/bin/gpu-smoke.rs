@@ -665,10 +665,12 @@ fn several_gpus(t: &mut Table) {
         },
     );
     // Task memory too small on a partition: a typed error naming the knob and the partition,
-    // then a good run on the same runtime.
+    // then a good run on the same runtime. Two warps a partition: a worker and the courier
+    // (one warp is refused as a grid too small for a multi-GPU run, the next row).
     let r = two(Config {
-        grid: Some(1),
-        gpu_pool_bytes: Some(28 << 10),
+        grid: Some(2),
+        // 704 records a partition: room for both warps' initial ranges, not for fib(30).
+        gpu_pool_bytes: Some(56 << 10),
         ..Config::default()
     })
     .map(|mut rt| {
@@ -680,6 +682,16 @@ fn several_gpus(t: &mut Table) {
         "2 partitions: tiny task memory -> OnGpu(PoolExhausted)",
         matches!(&r, Ok((Err(e @ Error::OnGpu { .. }), Ok(144)))
             if matches!(e.innermost(), Error::PoolExhausted { limit: "Config::gpu_pool_bytes", .. })),
+        format!("{r:?}"),
+    );
+    let r = two(Config {
+        grid: Some(1),
+        ..Config::default()
+    })
+    .map(|mut rt| rt.run::<Fib, _>(fib, (12,)));
+    t.row(
+        "2 partitions of one warp -> OnGpu(InvalidConfig grid)",
+        matches!(&r, Ok(Err(e)) if matches!(e.innermost(), Error::InvalidConfig { field: "grid", .. })),
         format!("{r:?}"),
     );
     let r = two(Config::default()).map(|mut rt| {
