@@ -57,7 +57,7 @@
 //!   wrap-around: three tasks through a ring of two entries, each taken exactly once with its
 //!   frame visible, or refused by the capacity check (the typed error); `no_stale_tail_check`
 //!   is the `pop` before it read a `tail` older than its `head` as empty.
-//! - `peer::exported_imported_completed`: the channels between GPUs (`peer.rs`): an exported
+//! - `peer::exported_imported_completed`: the channels between GPUs (`peer`): an exported
 //!   child imported by another GPU's courier and run by one of its workers, whose result and
 //!   completion come back (worker to outbox, courier to the exporter's inbox) while the
 //!   exporting GPU runs the sibling; the parent resumes once with both results.

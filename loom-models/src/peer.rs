@@ -1,4 +1,4 @@
-//! A loom model of the channels between GPUs (`gtap-device/src/gpu/peer.rs`): a task exported
+//! A loom model of the channels between GPUs (`gtap-device/src/gpu/peer`): a task exported
 //! by GPU `V`, imported by `T`'s courier, run by a worker of `T`, whose result the worker
 //! writes into `V`'s parent frame and whose completion goes through `T`'s outbox to `T`'s
 //! courier and from there to `V`'s inbox, while `V` runs the parent's other child.

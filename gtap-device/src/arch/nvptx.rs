@@ -292,7 +292,7 @@ pub fn fence_sc_sys() {
 }
 
 /// Acquire-release fence at system scope: orders this thread's accesses against threads of
-/// other GPUs (and the host). The cross-GPU channels' release and acquire (`gpu/peer.rs`).
+/// other GPUs (and the host). The cross-GPU channels' release and acquire (`gpu/peer`).
 #[doc(alias = "fence.acq_rel.sys")]
 #[inline(always)]
 pub fn fence_acq_rel_sys() {

@@ -234,7 +234,7 @@ impl Warp {
             }
             // A ring at least half full spills instead (`overflow.rs`); so does a worker of
             // a multi-GPU run when another GPU asked for work (`hungry`, read at the batch's
-            // start; `peer.rs`): the spill is its export.
+            // start; `peer`): the spill is its export.
             if self.spill_due(q) || hungry {
                 let k = self.plan_spill(q, hungry);
                 if k & !SERVED != 0 {
@@ -509,7 +509,7 @@ impl Warp {
     /// to a batch of tasks from the overflow queues into this worker's private part instead
     /// (`overflow.rs`), which the next acquire pops. With `multi` (the multi-GPU kernel), an
     /// idle refill also reports the warp to its GPU's courier, which imports work from other
-    /// GPUs (`peer.rs`).
+    /// GPUs (`peer`).
     pub(crate) unsafe fn steal(
         &self,
         rng: &mut u32,
@@ -548,7 +548,7 @@ impl Warp {
                 self.refill_from_overflow(q0);
                 if multi {
                     // A multi-GPU run: nothing on this GPU; the courier hears of it
-                    // (`peer.rs`).
+                    // (`peer`).
                     super::peer::note_starving();
                 }
             }
@@ -557,7 +557,7 @@ impl Warp {
     }
 }
 
-/// Lane 0 of any worker (a thief, or an owner exporting its own oldest tasks, `peer.rs`):
+/// Lane 0 of any worker (a thief, or an owner exporting its own oldest tasks, `peer`):
 /// claims up to half the public entries of deque `dq` (at most 32) from its head, in one CAS
 /// or (`single`, the ablation) one CAS per entry; returns (first position, count), holding
 /// the deque's steal lock when the count is not 0 (release it with

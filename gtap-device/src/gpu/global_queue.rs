@@ -17,7 +17,7 @@
 //!
 //! The overflow queues are device scope, on one GPU and in a run on several: only the GPU's
 //! own workers touch them. A run on several GPUs has two more kinds of ring with the same
-//! protocol at system scope, which other GPUs reach through peer access (`peer.rs`): each
+//! protocol at system scope, which other GPUs reach through peer access (`peer`): each
 //! GPU's *export queues* (one per EPAQ queue, after the overflow queues in the same regions),
 //! which its workers push to and other GPUs' couriers claim from, and its *completion inbox*,
 //! which other GPUs push to. The writers' and claimers' fence is [`GlobalQueues::fence`], at
@@ -67,7 +67,7 @@ pub(crate) struct GlobalQueues {
     control: *mut Control,
     error: *mut ErrorRecord,
     /// System scope for every access (the export queues and the completion inbox of a run
-    /// on several GPUs, which other GPUs reach, `peer.rs`); device scope otherwise.
+    /// on several GPUs, which other GPUs reach, `peer`); device scope otherwise.
     sys: bool,
 }
 

@@ -150,7 +150,7 @@ impl Warp {
         unsafe {
             if !is_slot(parent) {
                 // The root, with its whole subtree, is done (the run is over), or an import
-                // (another GPU's task) is: `peer.rs` (block-level programs run on one GPU).
+                // (another GPU's task) is: `peer` (block-level programs run on one GPU).
                 super::peer::finish_root(parent);
                 return out;
             }

@@ -27,12 +27,12 @@
 pub const NONE: u32 = u32::MAX;
 
 /// Parents from here up are not slots: [`NONE`] (the run's root), and below it the *import
-/// markers* of a run on several GPUs: a task copied from another GPU (`gpu/peer.rs`) has the
+/// markers* of a run on several GPUs: a task copied from another GPU (`gpu/peer`) has the
 /// parent `IMPORT_BASE + i`, where entry `i` of this GPU's import table says which GPU's task
 /// it stands for. Every slot index is below it (the host checks that a run's slots fit).
 pub const IMPORT_BASE: u32 = 0xFFFF_0000;
 /// Import-table entries per warp of the grid: a GPU's table has this many for each warp (up
-/// to [`IMPORT_WARPS`]), which its courier's lanes own in stripes (`peer.rs`); at most that
+/// to [`IMPORT_WARPS`]), which its courier's lanes own in stripes (`peer`); at most that
 /// many imported tasks of a GPU are unfinished at once.
 pub const IMPORTS_PER_WARP: u32 = 8;
 /// Warps whose share of entries the table has: its indices stay below `NONE - 1 - IMPORT_BASE` (`NONE - 1` is
@@ -130,7 +130,7 @@ pub struct Header {
     pub flags: u16,
     /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
     pub parent: u32,
-    /// Unused (written as 0 by a spawn, not by an import, `peer.rs`; never read): the second
+    /// Unused (written as 0 by a spawn, not by an import, `peer`; never read): the second
     /// half is `parent`, this word and `result_dst`.
     pub reserved: u32,
     /// Where the task writes its result; 0 when it is discarded.
@@ -232,7 +232,7 @@ pub struct Control {
     /// Multi-GPU runs: another GPU's request for work, `epoch << 8 | share` (0: none), set
     /// (system scope) by the courier of a GPU whose workers ran out of work; each warp of
     /// the `share` 256ths it names exports once per epoch, at its release decision
-    /// (`gpu/peer.rs`).
+    /// (`gpu/peer`).
     pub hungry: u32,
     /// Multi-GPU runs: tasks this GPU exported to its export queues for other GPUs.
     pub exported: u32,
@@ -249,7 +249,7 @@ pub struct Control {
     /// Warps that took a saved state up again (a resume, or blocks that rejoined).
     pub joins: u32,
     /// Multi-GPU runs: reports of this GPU's idle warps whose local steals and refills found
-    /// nothing, since its courier last looked (capped; device scope, `gpu/peer.rs`).
+    /// nothing, since its courier last looked (capped; device scope, `gpu/peer`).
     pub starving: u32,
     /// Padding to a full line.
     pub pad: [u32; 4],

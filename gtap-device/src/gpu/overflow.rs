@@ -74,7 +74,7 @@ use crate::arch::nvptx as a;
 pub(crate) const SPILL: u32 = 1 << 31;
 
 /// With [`SPILL`]: the spill goes to this GPU's export queue, for another GPU that asked
-/// for work (a multi-GPU run, `peer.rs`), not to its overflow queue.
+/// for work (a multi-GPU run, `peer`), not to its overflow queue.
 pub(crate) const EXPORT: u32 = 1 << 30;
 
 /// In a release amount of the multi-GPU kernel: this worker served another GPU's request

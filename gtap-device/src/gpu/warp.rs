@@ -229,7 +229,7 @@ impl Warp {
 pub(crate) fn stop_requested(c: *mut Control) -> bool {
     // SAFETY: the control block is valid for the whole run.
     // Ordering: relaxed, scope .sys; these are flags (`done` may be stored by another GPU of
-    // the run, `peer.rs`), the host reads results only after the kernel has exited, and a
+    // the run, `peer`), the host reads results only after the kernel has exited, and a
     // late observation only delays the exit.
     unsafe {
         a::ld_relaxed_sys_u32(addr_of_mut!((*c).done)) != 0

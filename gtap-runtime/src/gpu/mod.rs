@@ -114,7 +114,7 @@ enum Variant {
     Shared,
     /// The shared-deque ablation with the batch profiler.
     SharedProfiled,
-    /// The work-first scheduler with the multi-GPU channels (`gtap-device`'s `peer.rs`): a
+    /// The work-first scheduler with the multi-GPU channels (`gtap-device`'s `gpu/peer`): a
     /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
     /// raised fib's registers from 106 to 164).
     Multi,
@@ -1714,7 +1714,7 @@ fn imports_bytes(entries: u32) -> usize {
 }
 
 /// The global-queue rings of a run's pools: one overflow (or global) queue per EPAQ queue,
-/// and in a multi-GPU run as many export queues after them (`gtap-device`'s `gpu/peer.rs`).
+/// and in a multi-GPU run as many export queues after them (`gtap-device`'s `gpu/peer`).
 fn gq_rings(queues: u32, multi: bool) -> u32 {
     queues * (1 + u32::from(multi))
 }

@@ -17,7 +17,7 @@
 //! 3. The host polls every stream. The first GPU that records an error (its host-mapped
 //!    record) or faults stops the others through their abort words; a run with no progress
 //!    on any GPU for `Config::watchdog` stops them all with [`Error::Hang`]. The root's
-//!    completion stores `done` on every GPU (`gtap-device`'s `gpu/peer.rs`), so all kernels
+//!    completion stores `done` on every GPU (`gtap-device`'s `gpu/peer`), so all kernels
 //!    exit.
 //! 4. The result is read from the first GPU; the error, if any, is the first GPU's (by index)
 //!    that recorded or hit one, wrapped in [`Error::OnGpu`] naming it.

@@ -121,7 +121,7 @@ pub unsafe fn thread_worker<
     a::bar_warp_sync(FULL);
     if MULTI && warp == p.num_warps - 1 && p.gpus > 1 {
         // The last warp of each GPU of a multi-GPU run is its courier: it runs no tasks and
-        // is the only warp that touches other GPUs' channels (`peer.rs`).
+        // is the only warp that touches other GPUs' channels (`peer`).
         // SAFETY: every lane of this warp, converged; its shared words are initialized.
         unsafe { crate::gpu::peer::courier(warp, smem) };
         return;
@@ -132,7 +132,7 @@ pub unsafe fn thread_worker<
     let mut cur_q: u32 = 0;
     // Per-lane state.
     let mut task = NONE;
-    // The root starts on GPU 0 (of a multi-GPU run; `peer.rs`).
+    // The root starts on GPU 0 (of a multi-GPU run; `peer`).
     if warp == 0 && p.gpu == 0 && !resume {
         kept = 1;
         if lane == 0 {
@@ -148,7 +148,7 @@ pub unsafe fn thread_worker<
     // Work-first, programs without joins (lane 0): tasks finished minus spawned by this warp
     // and not yet subtracted from `Control::live` (never positive: see the publish step).
     let mut live_debt: i32 = 0;
-    // Multi-GPU kernel, lane 0: the last request of another GPU this warp saw (`peer.rs`).
+    // Multi-GPU kernel, lane 0: the last request of another GPU this warp saw (`peer`).
     let mut served: u32 = 0;
     // Why the loop ended: `LEAVE_STOP` (the run is over) or `LEAVE_PARK` (`park.rs`).
     let mut leave = LEAVE_STOP;
@@ -285,7 +285,7 @@ pub unsafe fn thread_worker<
             // SAFETY: lane 0 owns the warp's deque operations.
             count_hint = unsafe { w.count_hint(cur_q) };
         }
-        // Multi-GPU kernel: another GPU's request for work (`peer.rs`), loaded now so that
+        // Multi-GPU kernel: another GPU's request for work (`peer`), loaded now so that
         // its latency hides behind the bodies; the release decision exports.
         let mut request = 0u32;
         if MULTI && lane == 0 {
