@@ -448,6 +448,16 @@ pub fn write_profile(rt: &Runtime, opts: &Opts) -> Result<(), String> {
             .map(|&n| format!("{:.1}%", 100.0 * n as f64 / st.steps.max(1) as f64))
             .collect();
         println!("gpus: steps run by each GPU: {}", shares.join(" / "));
+        let hungry: Vec<String> = st
+            .gpu_hungry
+            .iter()
+            .map(|d| format!("{:.2}", d.as_secs_f64() * 1e3))
+            .collect();
+        println!(
+            "gpus: ms each GPU was hungry: {}; {} requests for work",
+            hungry.join(" / "),
+            st.cross_requests
+        );
     }
     let Some(dir) = &opts.profile else {
         return Ok(());

@@ -36,6 +36,14 @@ pub struct RunStats {
     /// Several GPUs: the task steps each GPU of the run carried out, by its index in the run
     /// (how the work was shared); empty on one GPU and on the CPU.
     pub gpu_steps: Vec<u64>,
+    /// Several GPUs: how long each GPU was hungry, by its index in the run (empty on one GPU):
+    /// the time during which its courier counted, round after round, at least 16 reports of
+    /// warps whose steals and refills on that GPU found nothing, and so imported or asked for
+    /// another GPU's work. A GPU counts as hungry with a few dozen idle warps of its thousands,
+    /// so this is an upper bound on the time it lacked work, not the time it stood idle.
+    pub gpu_hungry: Vec<Duration>,
+    /// Several GPUs: requests for work that hungry GPUs sent to others.
+    pub cross_requests: u64,
     /// GPU: times the run paused ([`Outcome::Paused`](crate::Outcome::Paused)) and was
     /// resumed before it finished.
     pub pauses: u32,

@@ -655,11 +655,15 @@ fn several_gpus(t: &mut Table) {
     );
     t.row(
         "2 partitions: fib, nqueens, mixed + detached",
-        matches!(&r, Ok((got, st)) if *got == want && st.gpus == 2 && st.cross_tasks > 0),
+        matches!(&r, Ok((got, st)) if *got == want && st.gpus == 2 && st.cross_tasks > 0
+            && st.gpu_steps.len() == 2 && st.gpu_steps.iter().sum::<u64>() == st.steps
+            && st.gpu_hungry.len() == 2 && st.gpu_hungry.iter().all(|h| *h <= st.elapsed)),
         match &r {
             Ok((got, st)) => format!(
-                "{got:?} (want {want:?}); fib(30): {} GPUs, {} cross steals, {} tasks crossed",
-                st.gpus, st.cross_steals, st.cross_tasks
+                "{got:?} (want {want:?}); fib(30): {} GPUs, {} cross steals, {} tasks crossed, \
+                 steps {:?} of {}, hungry {:?} of {:?}",
+                st.gpus, st.cross_steals, st.cross_tasks, st.gpu_steps, st.steps, st.gpu_hungry,
+                st.elapsed
             ),
             Err(e) => e.to_string(),
         },

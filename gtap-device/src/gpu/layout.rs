@@ -251,8 +251,13 @@ pub struct Control {
     /// Multi-GPU runs: reports of this GPU's idle warps whose local steals and refills found
     /// nothing, since its courier last looked (capped; device scope, `gpu/peer`).
     pub starving: u32,
+    /// Multi-GPU runs: microseconds this GPU's courier found it hungry (written at its exit;
+    /// a statistic).
+    pub hungry_us: u32,
+    /// Multi-GPU runs: requests for work this GPU's courier sent to other GPUs (a statistic).
+    pub asks: u32,
     /// Padding to a full line.
-    pub pad: [u32; 4],
+    pub pad: [u32; 2],
 }
 
 /// The first device-side error of a run, in host-mapped memory so that it survives a trap.

@@ -160,11 +160,15 @@ pub(super) fn run<P: Program, T: TaskFn>(
                 if f.output.is_some() {
                     output = f.output;
                 }
-                let s = f.stats;
+                let s = &f.stats;
                 stats.workers += s.workers;
                 stats.tasks += s.tasks;
                 stats.steps += s.steps;
                 stats.gpu_steps.push(s.steps);
+                stats
+                    .gpu_hungry
+                    .push(Duration::from_micros(u64::from(f.control.hungry_us)));
+                stats.cross_requests += u64::from(f.control.asks);
                 stats.steals += s.steals;
                 stats.cross_steals += s.cross_steals;
                 stats.cross_tasks += s.cross_tasks;

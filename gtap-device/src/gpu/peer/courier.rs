@@ -65,6 +65,12 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
     let mut next_ask = 1u32;
     let mut epoch = 0u32;
     let mut waited = ASK_AGAIN_ROUNDS;
+    // Statistics (lane 0's): whether this GPU was hungry last round and since when, the time
+    // it was hungry before (nanoseconds), and the requests it sent.
+    let mut was_hungry = false;
+    let mut hungry_since = 0u64;
+    let mut hungry_ns = 0u64;
+    let mut asks = 0u32;
     // The last request of another GPU this courier served from its overflow queues.
     let mut served = 0u32;
     loop {
@@ -83,7 +89,25 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
                 if reports > 0 {
                     a::st_relaxed_gpu_u32(addr_of_mut!((*c).starving), 0);
                 }
-                hungry = reports >= HUNGRY_REPORTS;
+                hungry = reports >= HUNGRY_REPORTS && !stop;
+                if hungry != was_hungry {
+                    let now = a::globaltimer();
+                    if hungry {
+                        hungry_since = now;
+                    } else {
+                        hungry_ns += now.saturating_sub(hungry_since);
+                    }
+                    was_hungry = hungry;
+                }
+                if stop {
+                    // Ordering: relaxed, scope .gpu; statistics the host reads after the
+                    // kernel ended.
+                    a::st_relaxed_gpu_u32(
+                        addr_of_mut!((*c).hungry_us),
+                        (hungry_ns / 1000).min(u64::from(u32::MAX)) as u32,
+                    );
+                    a::st_relaxed_gpu_u32(addr_of_mut!((*c).asks), asks);
+                }
             }
         }
         // Lane 0's writes to the pool's shared words before the lanes free and allocate.
@@ -134,6 +158,7 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
                     a::st_relaxed_sys_u32(addr_of_mut!((*pc).hungry), (epoch.max(1) << 8) | share);
                 }
                 asked |= 1 << g;
+                asks += 1;
             }
         } else if lane == 0 && asked != 0 {
             // Work again: withdraw the requests still standing, so that busy peers do not
