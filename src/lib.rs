@@ -21,7 +21,7 @@ pub use gtap_device::{
     atomic, block, clock, data::Slice, kernel, math, program, task, Context, KindId, Program, Step,
     TaskFn,
 };
-pub use gtap_macros::function;
+pub use gtap_macros::{function, tasks};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use gtap_runtime::*;

@@ -110,7 +110,7 @@ fn task_fn_header(def: &TaskFnDef) -> TokenStream {
 }
 
 fn id(def: &TaskFnDef) -> TokenStream {
-    let path_str = format!("::{}", def.ident);
+    let path_str = format!("::{}", def.display);
     let base = quote!(::gtap::__private::kind_id(
         concat!(module_path!(), #path_str)
     ));
@@ -127,7 +127,7 @@ pub(crate) fn items(
     let block = block_const(args.block);
     let read_only = args_read_only_const(args.block, sm.args_read_only);
     let name = &def.ident;
-    let name_str = name.to_string();
+    let name_str = &def.display;
     let header = task_fn_header(def);
     let id = id(def);
     let frame = format_ident!("__gtap_frame_{}", name);
@@ -241,7 +241,7 @@ pub(crate) fn items(
 /// Stub impls emitted next to the errors, so uses of the function elsewhere do not cascade.
 pub(crate) fn fallback(def: &TaskFnDef, block: bool) -> TokenStream {
     let block = block_const(block);
-    let name_str = def.ident.to_string();
+    let name_str = &def.display;
     let header = task_fn_header(def);
     let id = id(def);
     let args = arg_types(def);

@@ -19,15 +19,28 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(out) = associated(&item) {
         return out;
     }
+    expand_as(args, item, None)
+}
+
+/// Expands `#[gtap::function(args)] item`, the task named `display` in errors, `TaskFn::NAME`
+/// and its kind ID when given (an associated function moved out of its `impl`, `impls.rs`).
+pub(crate) fn expand_as(
+    args: TokenStream,
+    item: TokenStream,
+    display: Option<String>,
+) -> TokenStream {
     let mut cx = Ctxt::default();
     let args = parse_args(&mut cx, args);
-    let Some(def) = parse_fn(&mut cx, item) else {
+    let Some(mut def) = parse_fn(&mut cx, item) else {
         return cx
             .check()
             .err()
             .map(|e| e.to_compile_error())
             .unwrap_or_default();
     };
+    if let Some(display) = display {
+        def.display = display;
+    }
     uniform::check(&mut cx, &def.body, args.block);
     let structured = structure(&mut cx, def.body.clone(), def.output.is_none());
     let param_names: Vec<_> = def.params.iter().flat_map(|p| p.names()).collect();
@@ -92,8 +105,8 @@ fn associated(item: &TokenStream) -> Option<TokenStream> {
     let error = syn::Error::new(
         span,
         format!(
-            "a #[gtap::function] cannot be an associated function or method of a type (its marker is a struct, which an `impl` cannot hold): define it at module level without `Self`, e.g. `fn {}_task(..)`, and spawn it with `task!({}_task(..))`",
-            name, name
+            "a #[gtap::function] in an `impl` needs #[gtap::tasks] on that `impl` (its marker is a struct, which an `impl` cannot hold; #[gtap::tasks] moves it out and keeps `Type::{}` and `Self`), or define it at module level without `Self`, e.g. `fn {}_task(..)`, and spawn it with `task!({}_task(..))`",
+            name, name, name
         ),
     )
     .to_compile_error();

@@ -18,6 +18,7 @@ mod codegen;
 mod diag;
 mod expand;
 mod generic;
+mod impls;
 mod letelse;
 mod liveness;
 mod lower;
@@ -82,4 +83,39 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn function(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into()).into()
+}
+
+/// Task functions as associated functions of a type: on an inherent `impl`, every function
+/// marked `#[gtap::function]` becomes a task function named `Type::f` (and `Self::f` inside
+/// the `impl`), spawned with `task!(Type::f(..))` and listed as `gtap::program!(P = [Type::f])`.
+///
+/// ```ignore
+/// struct Tree;
+///
+/// #[gtap::tasks]
+/// impl Tree {
+///     #[gtap::function]
+///     pub fn sum(lo: u64, hi: u64) -> u64 {
+///         if hi - lo <= 1 {
+///             return lo;
+///         }
+///         let mid = lo + (hi - lo) / 2;
+///         let a = task!(Self::sum(lo, mid));
+///         let b = task!(Self::sum(mid, hi));
+///         taskwait!();
+///         a + b
+///     }
+/// }
+///
+/// gtap::program!(pub Sums = [Tree::sum]);
+/// ```
+///
+/// Each such function moves out of the `impl` as a module-level task function (a marker
+/// struct cannot be an associated item); the `impl` keeps an associated constant `f` holding
+/// its marker. Its `TaskFn::NAME`, and the name in its errors, is `Type::f`. Methods (a
+/// `self` receiver), generic task functions and generic or trait `impl`s are refused with an
+/// error that says what to write instead. The other items of the `impl` stay as they are.
+#[proc_macro_attribute]
+pub fn tasks(args: TokenStream, item: TokenStream) -> TokenStream {
+    impls::expand(args.into(), item.into()).into()
 }

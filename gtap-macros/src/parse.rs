@@ -117,6 +117,10 @@ pub(crate) struct TaskFnDef {
     pub(crate) body: Block,
     /// Whether the signature had errors (then no impls are emitted in the fallback).
     pub(crate) signature_ok: bool,
+    /// The name errors and `TaskFn::NAME` give, and the path its kind ID hashes (below the
+    /// module): the function's own name, or `Type::name` for an associated function that
+    /// `#[gtap::tasks]` moved out of its `impl` (its marker then has a generated name).
+    pub(crate) display: String,
 }
 
 /// Parses the attribute arguments: nothing, or a comma-separated list of `block` (at most
@@ -425,6 +429,7 @@ pub(crate) fn parse_fn(cx: &mut Ctxt, item: TokenStream) -> Option<TaskFnDef> {
         output,
         body: *f.block,
         signature_ok,
+        display: sig.ident.to_string(),
     })
 }
 

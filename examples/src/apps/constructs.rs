@@ -256,11 +256,44 @@ pub fn nested_breaks(x: u64) -> u64 {
     v
 }
 
+/// A type whose associated functions are task functions (`#[gtap::tasks]`).
+pub struct Range;
+
+#[gtap::tasks]
+impl Range {
+    /// The sum of the squares of `x..x + 8`, halving the range, spawned as `Self::f` and
+    /// `Range::f`.
+    #[gtap::function]
+    pub fn sum_sq(lo: u64, hi: u64) -> u64 {
+        if hi - lo == 1 {
+            return lo * lo;
+        }
+        let mid = Self::mid(lo, hi);
+        let a = task!(Self::sum_sq(lo, mid));
+        let b = task!(Range::sum_sq(mid, hi));
+        taskwait!();
+        a + b
+    }
+
+    /// An ordinary associated function beside them.
+    pub fn mid(lo: u64, hi: u64) -> u64 {
+        lo + (hi - lo) / 2
+    }
+
+    /// The entry the example checks: one argument, like the other constructs.
+    #[gtap::function]
+    pub fn squares(x: u64) -> u64 {
+        let s = task!(Self::sum_sq(x, x + 8));
+        taskwait!();
+        s
+    }
+}
+
 gtap::program!(
     /// Every construct of this module.
     pub Constructs = [
         sq, inc, into_array, into_fields, into_element_fields, gsum::<u64>, fan::<4>, fan::<7>,
         checked_sq, opt_chain, halve, res_chain, for_u64, for_inclusive, break_value, tail_loop,
-        shadow, block_value, nested_breaks,
+        shadow, block_value, nested_breaks, Range::sum_sq, Range::squares,
     ]
 );

@@ -117,6 +117,10 @@ fn main() -> ExitCode {
             r
         }),
         (
+            "associated functions (#[gtap::tasks])",
+            check(&mut rt, c::Range::squares, |n| sum_sq(n, n + 8)),
+        ),
+        (
             "const generic fan::<4>",
             check(&mut rt, c::fan::<4>, |x| sum_sq(x, x + 4)),
         ),
