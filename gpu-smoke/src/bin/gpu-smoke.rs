@@ -659,12 +659,14 @@ fn several_gpus(t: &mut Table) {
             && st.gpu_steps.len() == 2 && st.gpu_steps.iter().sum::<u64>() == st.steps
             && st.gpu_hungry.len() == 2 && st.gpu_hungry.iter().all(|h| *h <= st.elapsed)),
         match &r {
-            Ok((got, st)) => format!(
+            Ok((got, st)) => {
+                format!(
                 "{got:?} (want {want:?}); fib(30): {} GPUs, {} cross steals, {} tasks crossed, \
                  steps {:?} of {}, hungry {:?} of {:?}",
                 st.gpus, st.cross_steals, st.cross_tasks, st.gpu_steps, st.steps, st.gpu_hungry,
                 st.elapsed
-            ),
+            )
+            }
             Err(e) => e.to_string(),
         },
     );

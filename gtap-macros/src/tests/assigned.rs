@@ -1,4 +1,4 @@
-//! Stage tests of round 6's errors: a second assignment of a local that is not `mut` that
+//! Stage tests of the errors for a second assignment of a local that is not `mut` that
 //! rustc would not see (`crate::assigned`), a deferred update of one (`cfg/immutable.rs`), and a
 //! raw pointer to the root of `x = task!(..)` / `x[i] = task!(..)`; and what stays accepted.
 

@@ -1,4 +1,4 @@
-//! Stage tests of round 5's forms: deferred updates (`x += task!(..)`), `let`s that destructure
+//! Stage tests of results taken by deferred updates (`x += task!(..)`), `let`s that destructure
 //! a result, parameter patterns, and their errors.
 
 use super::{assert_errors_contain, pretty, saved_sets, sets};

@@ -1,4 +1,4 @@
-//! Stage tests of round 7: a local declared without a value that receives a task's result on
+//! Stage tests: a local declared without a value that receives a task's result on
 //! some paths and a plain value on others before one join (`crate::cfg::Body::stored_writes`)
 //! is not saved at the wait, and each plain assignment also stores into its field; what stays
 //! an error (`mut`, an `if` without `else`).

@@ -1,6 +1,6 @@
-//! Round 5 of the shapes users write: the forms that were errors before (a compound assignment
-//! of a task's result, `x += task!(..)`; a `let` that destructures one, `let (a, b) =
-//! task!(..)`; parameter patterns, `fn f((lo, hi): (u64, u64))`), each on the CPU executor
+//! Task functions in the shapes users write: a task's result taken by a compound assignment
+//! (`x += task!(..)`) or by a `let` that destructures it (`let (a, b) = task!(..)`), and
+//! parameter patterns (`fn f((lo, hi): (u64, u64))`), each on the CPU executor
 //! against a plain Rust twin with several inputs.
 
 mod common;

@@ -1,4 +1,4 @@
-//! More programs in the shapes users write (see `user_shapes.rs`), each on the CPU executor
+//! More programs in the shapes users write (see `shapes_arguments_and_loops.rs`), each on the CPU executor
 //! against a plain Rust twin.
 
 mod common;

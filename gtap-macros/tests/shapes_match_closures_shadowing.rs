@@ -1,4 +1,4 @@
-//! Round 7 of the shapes users write: task functions as a Rust programmer new to gtap writes
+//! Task functions as a Rust programmer new to gtap writes
 //! them (match arms with guards and bindings that spawn and join, `while let` and `loop` with
 //! `break value` around joins, `?` and early `return` after a join, names shadowed across a
 //! join, closures defined before a join and called after it, `if let .. else` values, tuple
@@ -83,7 +83,7 @@ fn seq_classify(n: u64) -> u64 {
 }
 
 /// A `match` on a pair with guards reading both, arms that spawn into `let r;` or give it a
-/// plain value, and one join after it (before round 7: "`r` is declared without a value and
+/// plain value, and one join after it (once an error: "`r` is declared without a value and
 /// receives this task's result on only some paths").
 #[gtap::function]
 fn pair_match(a: u64, b: u64) -> u64 {
@@ -832,7 +832,7 @@ fn seq_result_conditions(n: u64) -> u64 {
 
 // ---------------------------------------------------------------------------------------------
 // 15. spawns in both branches of an `if`, the join after it (`b` takes a task's result on one
-// branch and a value on the other; before round 7 an error)
+// branch and a value on the other; once an error)
 
 #[gtap::function]
 fn both_branches(n: u64) -> u64 {
@@ -867,7 +867,7 @@ fn seq_both_branches(n: u64) -> u64 {
 
 /// `let v = if c { task!(..) } else { value };` joined after, then shadowed; and `let w;`
 /// given a value in a nested `if` and a task's result in a `match` arm, a `while let` and a
-/// `for` binding other locals of its name in between (before round 7: "`v` takes a task's
+/// `for` binding other locals of its name in between (once an error: "`v` takes a task's
 /// result on some branches and this plain value on another").
 #[gtap::function]
 fn task_or_value_let(n: u64, o: Option<u64>) -> u64 {

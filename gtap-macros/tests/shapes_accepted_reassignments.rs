@@ -1,4 +1,4 @@
-//! Round 6: the assignments of task results that stay accepted beside the new errors (a second
+//! The assignments of task results that are accepted beside the errors for them (a second
 //! assignment of a local that is not `mut`, `crate::assigned`; an update of one, a raw pointer to
 //! a result's root), each on the CPU executor against a plain Rust twin with several inputs.
 

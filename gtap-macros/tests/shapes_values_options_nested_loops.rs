@@ -1,4 +1,4 @@
-//! Round 8 of the shapes users write: task functions as a Rust programmer new to gtap writes
+//! Task functions as a Rust programmer new to gtap writes
 //! them (user `Copy` structs, tuples and `[u32; 4]` arrays as arguments and results; `Option`
 //! and `Result` results taken apart after a join with `match`, `if let`, `let .. else` and `?`;
 //! a `taskwait!()` per loop iteration accumulating, spawns in nested loops with `continue` and
@@ -1577,7 +1577,7 @@ fn seq_result_bound(n: u16) -> u64 {
 
 // ---------------------------------------------------------------------------------------------
 // 11. a result or local hidden in an inner block with a join, the outer one read after it
-// (before round 8: "this `r` hides an outer `r` that must be kept across a taskwait!()")
+// (once an error: "this `r` hides an outer `r` that must be kept across a taskwait!()")
 
 /// The inner `r` is declared by its spawn; the outer one is read after the block.
 #[gtap::function]

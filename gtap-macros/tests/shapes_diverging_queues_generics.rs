@@ -1,5 +1,5 @@
-//! Round 4 of the shapes users write (see `user_shapes.rs`, `user_shapes_more.rs`,
-//! `user_shapes_r3.rs`), each on the CPU executor against a plain Rust twin.
+//! Task functions in the shapes users write (see `shapes_arguments_and_loops.rs`, `shapes_patterns_closures_errors.rs`,
+//! `shapes_searches_and_nested_results.rs`), each on the CPU executor against a plain Rust twin.
 
 mod common;
 

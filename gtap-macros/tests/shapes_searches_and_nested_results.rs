@@ -1,4 +1,4 @@
-//! Round 3 of the shapes users write (see `user_shapes.rs`, `user_shapes_more.rs`), each on the
+//! Searches, nested results and many-argument tasks in the shapes users write (see `shapes_arguments_and_loops.rs`, `shapes_patterns_closures_errors.rs`), each on the
 //! CPU executor against a plain Rust twin.
 
 mod common;
