@@ -10,9 +10,10 @@ pub const PTX: &str = include_str!(env!("GTAP_PTX"));
 
 /// Which CPU code computes the answer a run is checked against, and the baseline it prints
 /// (`--reference`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Reference {
     /// Sequential Rust (the default).
+    #[value(name = "seq")]
     Sequential,
     /// The same algorithm with `rayon` (identical results, computed on every core): for the
     /// large checks of `gpu-check.sh`, where the sequential reference would take most of a
@@ -32,7 +33,7 @@ impl Reference {
 }
 
 /// Which task granularity a program runs with (`--granularity`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Granularity {
     /// Every task on one thread (the default).
     Thread,
@@ -126,152 +127,11 @@ pub struct Opts {
 }
 
 impl Opts {
-    /// Parses `std::env::args()`; exits with a usage message on bad input.
+    /// Parses `std::env::args()` (`crate::cli`, clap) with `usage` as the usage line; prints
+    /// the help or an error and exits on `--help` or bad input.
     #[must_use]
     pub fn from_env(usage: &str) -> Self {
-        let mut opts = Self {
-            backend: Backend::Auto,
-            workers: None,
-            reps: 1,
-            grid: None,
-            block: None,
-            tasks_per_warp: None,
-            max_registers: None,
-            tasks_per_block: None,
-            granularity: Granularity::Thread,
-            block_threads: None,
-            scheduler: Scheduler::WorkFirst,
-            release_below: None,
-            release_other_below: None,
-            release_shift: None,
-            release_all_below: None,
-            inline_steps: None,
-            idle_max_ns: None,
-            steal_tries: None,
-            inline_last_child: false,
-            pool_bytes: None,
-            profile: None,
-            profile_records: 4096,
-            devices: Devices::One,
-            sms: None,
-            reference: Reference::Sequential,
-            positional: Vec::new(),
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(a) = args.next() {
-            match a.as_str() {
-                "--cpu" => opts.backend = Backend::Cpu,
-                "--gpu" => opts.backend = Backend::Gpu,
-                "--workers" => opts.workers = Some(parse_or_exit(args.next(), "--workers", usage)),
-                "--reps" => opts.reps = parse_or_exit(args.next(), "--reps", usage),
-                "--grid" => opts.grid = Some(parse_or_exit(args.next(), "--grid", usage)),
-                "--block" => opts.block = Some(parse_or_exit(args.next(), "--block", usage)),
-                "--block-threads" => {
-                    opts.block_threads = Some(parse_or_exit(args.next(), "--block-threads", usage));
-                }
-                "--granularity" => {
-                    opts.granularity = match args.next().as_deref() {
-                        Some("thread") => Granularity::Thread,
-                        Some("block") => Granularity::Block,
-                        Some("mixed") => Granularity::Mixed,
-                        Some(g) => exit_usage(
-                            &format!("--granularity must be thread, block or mixed, got `{g}`"),
-                            usage,
-                        ),
-                        None => exit_usage("--granularity needs a value", usage),
-                    };
-                }
-                "--tasks-per-warp" => {
-                    opts.tasks_per_warp =
-                        Some(parse_or_exit(args.next(), "--tasks-per-warp", usage));
-                }
-                "--tasks-per-block" => {
-                    opts.tasks_per_block =
-                        Some(parse_or_exit(args.next(), "--tasks-per-block", usage));
-                }
-                "--scheduler" => {
-                    opts.scheduler = match args.next().as_deref() {
-                        Some("wf") => Scheduler::WorkFirst,
-                        Some("shared") => Scheduler::SharedDeque,
-                        Some("gq") => Scheduler::GlobalQueue,
-                        Some(v) => exit_usage(
-                            &format!("--scheduler must be wf (work first), shared (the shared-deque ablation) or gq (one global queue), got `{v}`"),
-                            usage,
-                        ),
-                        None => exit_usage("--scheduler needs a value", usage),
-                    };
-                }
-                "--sms" => opts.sms = Some(parse_or_exit(args.next(), "--sms", usage)),
-                "--devices" => {
-                    let v = args
-                        .next()
-                        .unwrap_or_else(|| exit_usage("--devices needs a value", usage));
-                    opts.devices = parse_devices(&v).unwrap_or_else(|| {
-                        exit_usage(
-                            &format!("--devices must be one, all, a list of device ordinals (0,1) or partitions:N, got `{v}`"),
-                            usage,
-                        )
-                    });
-                }
-                "--release-below" => {
-                    opts.release_below = Some(parse_or_exit(args.next(), "--release-below", usage));
-                }
-                "--release-other-below" => {
-                    opts.release_other_below =
-                        Some(parse_or_exit(args.next(), "--release-other-below", usage));
-                }
-                "--inline-last-child" => opts.inline_last_child = true,
-                "--inline-steps" => {
-                    opts.inline_steps = Some(parse_or_exit(args.next(), "--inline-steps", usage));
-                }
-                "--release-shift" => {
-                    opts.release_shift = Some(parse_or_exit(args.next(), "--release-shift", usage));
-                }
-                "--release-all-below" => {
-                    opts.release_all_below =
-                        Some(parse_or_exit(args.next(), "--release-all-below", usage));
-                }
-                "--idle-max-ns" => {
-                    opts.idle_max_ns = Some(parse_or_exit(args.next(), "--idle-max-ns", usage));
-                }
-                "--steal-tries" => {
-                    opts.steal_tries = Some(parse_or_exit(args.next(), "--steal-tries", usage));
-                }
-                "--pool-bytes" => {
-                    opts.pool_bytes = Some(parse_or_exit(args.next(), "--pool-bytes", usage));
-                }
-                "--profile" => {
-                    let dir = args
-                        .next()
-                        .unwrap_or_else(|| exit_usage("--profile needs a directory", usage));
-                    opts.profile = Some(dir.into());
-                }
-                "--profile-records" => {
-                    opts.profile_records = parse_or_exit(args.next(), "--profile-records", usage);
-                }
-                "--max-registers" => {
-                    opts.max_registers = Some(parse_or_exit(args.next(), "--max-registers", usage));
-                }
-                "--reference" => {
-                    opts.reference = match args.next().as_deref() {
-                        Some("seq") => Reference::Sequential,
-                        Some("rayon") => Reference::Rayon,
-                        Some(v) => exit_usage(
-                            &format!("--reference must be seq or rayon, got `{v}`"),
-                            usage,
-                        ),
-                        None => exit_usage("--reference needs a value", usage),
-                    };
-                }
-                "-h" | "--help" => {
-                    println!("usage: {usage}\n  --cpu | --gpu   backend (default: the GPU when one is present)\n  --workers N     CPU executor threads\n  --reps N        timed repetitions\n  --grid N, --block N, --tasks-per-warp N, --tasks-per-block N, --max-registers N\n                  GPU launch shape and deque sizes (default: from the device)\n  --granularity thread|block|mixed\n                  task granularity, where the program has it (default thread)\n  --block-threads N\n                  threads per block of block-level workers (a multiple of 32; default 128)\n  --scheduler wf|shared|gq\n                  GPU scheduler: work first (default), the shared-deque or the global-queue ablation\n  --devices one|all|0,1|partitions:N\n                  GPUs of a run (default one; partitions:N splits GPU 0 into N that steal from each other)\n  --release-below N, --release-other-below N, --release-shift N, --release-all-below N, --pool-bytes N\n                  work-first release policy (the other-below bound: the queues a warp does not run next) and task memory\n  --inline-steps N\n                  work-first steps a lane runs inline per batch (0..=56, default 32; 0: off)\n  --inline-last-child\n                  run every step's last child inline, not only a lone child\n  --idle-max-ns N, --steal-tries N\n                  idle workers' longest sleep (256..=1000000 ns, default 2048) and victims per steal round (1..=64, default 4)\n  --reference seq|rayon\n                  the CPU code the answer is checked against, where the program has both (default seq)\n  --profile DIR   profile the GPU runs; write the last one's batches.csv, summary.json,\n                  trace.json (Perfetto) and timeline/utilization/histogram pictures to DIR (--profile-records N per\n                  worker: a warp, or a block for block-level programs)");
-                    std::process::exit(0);
-                }
-                _ if a.starts_with("--") => exit_usage(&format!("unknown option {a}"), usage),
-                _ => opts.positional.push(a),
-            }
-        }
-        opts
+        crate::cli::parse(usage)
     }
 
     /// Positional argument `i` parsed as `T`, or `default` when absent.
@@ -348,23 +208,6 @@ impl Opts {
     }
 }
 
-/// `--devices`' value: `one`, `all`, `partitions:N`, or comma-separated ordinals.
-fn parse_devices(v: &str) -> Option<Devices> {
-    match v {
-        "one" => Some(Devices::One),
-        "all" => Some(Devices::All),
-        _ => {
-            if let Some(n) = v.strip_prefix("partitions:") {
-                return n.parse().ok().map(Devices::Partitions);
-            }
-            v.split(',')
-                .map(|d| d.trim().parse().ok())
-                .collect::<Option<Vec<u32>>>()
-                .map(Devices::List)
-        }
-    }
-}
-
 /// The block size a block-level task runs with on `rt`: `Config::block_threads` on the GPU,
 /// 1 on the CPU executor (see `gtap::block`). Block-level references take it.
 #[must_use]
@@ -374,12 +217,6 @@ pub fn block_size(rt: &Runtime) -> u32 {
     } else {
         1
     }
-}
-
-fn parse_or_exit<T: std::str::FromStr>(v: Option<String>, flag: &str, usage: &str) -> T {
-    let v = v.unwrap_or_else(|| exit_usage(&format!("{flag} needs a value"), usage));
-    v.parse()
-        .unwrap_or_else(|_| exit_usage(&format!("{flag} must be a number, got `{v}`"), usage))
 }
 
 fn exit_usage(msg: &str, usage: &str) -> ! {

@@ -1,0 +1,245 @@
+//! The examples' command line, parsed by clap (derive): the options every example accepts,
+//! then the example's own positional arguments (`fib 40 --gpu --reps 5`, `uts 1e7 --cpu`),
+//! which the example reads through [`Opts::arg`](crate::host::Opts::arg).
+//!
+//! `--help` is generated from the field docs below, with the example's own usage line; a bad
+//! option or value is clap's error (exit status 2) naming the option and, for a choice, its
+//! possible values.
+
+use std::path::PathBuf;
+
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use gtap::{Backend, Devices, Scheduler};
+
+use crate::host::{Granularity, Opts, Reference};
+
+// The options, as clap sees them (turned into `Opts` by `parse`). No doc comment: clap would
+// print it as every example's description.
+#[derive(Parser, Debug)]
+#[command(disable_version_flag = true)]
+struct Cli {
+    /// Run on the CPU executor.
+    #[arg(long, conflicts_with = "gpu")]
+    cpu: bool,
+    /// Run on the GPU (default: the GPU when one is present, else the CPU executor).
+    #[arg(long)]
+    gpu: bool,
+    /// CPU executor threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+    /// Timed repetitions; the examples print the median.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    reps: usize,
+    /// GPU: blocks of the persistent kernel (default: every block resident).
+    #[arg(long, value_name = "N")]
+    grid: Option<u32>,
+    /// GPU: threads per block of thread-level workers.
+    #[arg(long, value_name = "N")]
+    block: Option<u32>,
+    /// GPU: deque entries per warp.
+    #[arg(long, value_name = "N")]
+    tasks_per_warp: Option<u32>,
+    /// GPU: deque entries per block of block-level workers.
+    #[arg(long, value_name = "N")]
+    tasks_per_block: Option<u32>,
+    /// GPU: the kernel's register cap.
+    #[arg(long, value_name = "N")]
+    max_registers: Option<u32>,
+    /// Task granularity, where the program has it.
+    #[arg(long, value_enum, default_value_t = Granularity::Thread)]
+    granularity: Granularity,
+    /// GPU: threads per block of block-level workers (a multiple of 32; default 128).
+    #[arg(long, value_name = "N")]
+    block_threads: Option<u32>,
+    /// GPU scheduler: work first, or the shared-deque or global-queue ablation.
+    #[arg(long, value_enum, default_value_t = SchedulerArg::Wf)]
+    scheduler: SchedulerArg,
+    /// GPUs of a run: one, all, ordinals (0,1), or partitions:N (GPU 0 split into N kernels
+    /// that steal from each other).
+    #[arg(long, value_name = "one|all|LIST|partitions:N", value_parser = parse_devices, default_value = "one")]
+    devices: Devices,
+    /// GPU: the SMs' worth of resident blocks a run uses.
+    #[arg(long, value_name = "N")]
+    sms: Option<u32>,
+    /// GPU, work first: the release policy's bound.
+    #[arg(long, value_name = "N")]
+    release_below: Option<u32>,
+    /// GPU, work first: the bound for the queues a warp does not run next.
+    #[arg(long, value_name = "N")]
+    release_other_below: Option<u32>,
+    /// GPU, work first: the release policy's shift.
+    #[arg(long, value_name = "N")]
+    release_shift: Option<u32>,
+    /// GPU, work first: release everything below this many entries.
+    #[arg(long, value_name = "N")]
+    release_all_below: Option<u32>,
+    /// GPU, work first: steps a lane runs inline per batch (0..=56, default 32; 0: off).
+    #[arg(long, value_name = "N")]
+    inline_steps: Option<u32>,
+    /// GPU, work first: run every step's last child inline, not only a lone child.
+    #[arg(long)]
+    inline_last_child: bool,
+    /// GPU: idle workers' longest sleep (256..=1000000 ns, default 2048).
+    #[arg(long, value_name = "N")]
+    idle_max_ns: Option<u32>,
+    /// GPU: victims per steal round (1..=64, default 4).
+    #[arg(long, value_name = "N")]
+    steal_tries: Option<u32>,
+    /// GPU: task memory in bytes (`Config::gpu_pool_bytes`).
+    #[arg(long, value_name = "N")]
+    pool_bytes: Option<usize>,
+    /// Profile the GPU runs and write the last one's batches.csv, summary.json, trace.json
+    /// (Perfetto) and pictures to DIR.
+    #[arg(long, value_name = "DIR")]
+    profile: Option<PathBuf>,
+    /// Profile records per worker (a warp, or a block for block-level programs).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    profile_records: u32,
+    /// The CPU code the answer is checked against, where the program has both.
+    #[arg(long, value_enum, default_value_t = Reference::Sequential)]
+    reference: Reference,
+    /// The example's own arguments (see the usage line).
+    #[arg(value_name = "ARGS")]
+    positional: Vec<String>,
+}
+
+/// `--scheduler`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SchedulerArg {
+    /// Work first (the default).
+    Wf,
+    /// The shared-deque ablation.
+    Shared,
+    /// One global queue (an ablation).
+    Gq,
+}
+
+/// Parses the process's arguments with `usage` as the usage line; prints help or an error and
+/// exits (status 0 or 2) the way clap does.
+pub(crate) fn parse(usage: &str) -> Opts {
+    let command = Cli::command().override_usage(usage.to_owned());
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
+    Opts {
+        backend: if cli.cpu {
+            Backend::Cpu
+        } else if cli.gpu {
+            Backend::Gpu
+        } else {
+            Backend::Auto
+        },
+        workers: cli.workers,
+        reps: cli.reps,
+        grid: cli.grid,
+        block: cli.block,
+        tasks_per_warp: cli.tasks_per_warp,
+        max_registers: cli.max_registers,
+        tasks_per_block: cli.tasks_per_block,
+        granularity: cli.granularity,
+        block_threads: cli.block_threads,
+        scheduler: match cli.scheduler {
+            SchedulerArg::Wf => Scheduler::WorkFirst,
+            SchedulerArg::Shared => Scheduler::SharedDeque,
+            SchedulerArg::Gq => Scheduler::GlobalQueue,
+        },
+        release_below: cli.release_below,
+        release_other_below: cli.release_other_below,
+        release_shift: cli.release_shift,
+        release_all_below: cli.release_all_below,
+        inline_steps: cli.inline_steps,
+        inline_last_child: cli.inline_last_child,
+        idle_max_ns: cli.idle_max_ns,
+        steal_tries: cli.steal_tries,
+        pool_bytes: cli.pool_bytes,
+        profile: cli.profile,
+        profile_records: cli.profile_records,
+        devices: cli.devices,
+        sms: cli.sms,
+        reference: cli.reference,
+        positional: cli.positional,
+    }
+}
+
+/// `--devices`' value: `one`, `all`, `partitions:N`, or comma-separated ordinals.
+fn parse_devices(v: &str) -> Result<Devices, String> {
+    let bad =
+        || format!("expected one, all, a list of device ordinals (0,1) or partitions:N, got `{v}`");
+    match v {
+        "one" => Ok(Devices::One),
+        "all" => Ok(Devices::All),
+        _ => {
+            if let Some(n) = v.strip_prefix("partitions:") {
+                return n.parse().map(Devices::Partitions).map_err(|_| bad());
+            }
+            v.split(',')
+                .map(|d| d.trim().parse().ok())
+                .collect::<Option<Vec<u32>>>()
+                .map(Devices::List)
+                .ok_or_else(bad)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("fib").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn options_and_positionals_interleave() {
+        let c = cli(&["32", "--cpu", "6", "--reps", "3", "epaq"]).unwrap();
+        assert!(c.cpu && !c.gpu);
+        assert_eq!(c.reps, 3);
+        assert_eq!(c.positional, ["32", "6", "epaq"]);
+    }
+
+    #[test]
+    fn devices_take_every_form() {
+        for (arg, want) in [
+            ("one", Devices::One),
+            ("all", Devices::All),
+            ("0,1", Devices::List(vec![0, 1])),
+            ("partitions:4", Devices::Partitions(4)),
+        ] {
+            assert_eq!(cli(&["--devices", arg]).unwrap().devices, want, "{arg}");
+        }
+        let e = cli(&["--devices", "two"]).unwrap_err().to_string();
+        assert!(e.contains("got `two`") && e.contains("partitions:N"), "{e}");
+    }
+
+    #[test]
+    fn choices_are_named_and_checked() {
+        let c = cli(&[
+            "--scheduler",
+            "gq",
+            "--granularity",
+            "mixed",
+            "--reference",
+            "rayon",
+        ])
+        .unwrap();
+        assert_eq!(c.scheduler, SchedulerArg::Gq);
+        assert_eq!(c.granularity, Granularity::Mixed);
+        assert_eq!(c.reference, Reference::Rayon);
+        let e = cli(&["--scheduler", "fifo"]).unwrap_err().to_string();
+        assert!(e.contains("fifo") && e.contains("wf, shared, gq"), "{e}");
+    }
+
+    #[test]
+    fn bad_numbers_and_unknown_options_are_errors() {
+        assert!(cli(&["--reps", "x"]).is_err());
+        assert!(cli(&["--workers"]).is_err());
+        assert!(cli(&["--frobnicate"]).is_err());
+        assert!(
+            cli(&["--cpu", "--gpu"]).is_err(),
+            "--cpu and --gpu conflict"
+        );
+    }
+}
