@@ -1,0 +1,514 @@
+//! One run from `Inner::run` down to the kernel launch and back: the kernel and pools for the
+//! program, the params and control block, the root slot, the launch between two timing
+//! events, and the readback of the result, the statistics and the profile.
+
+use super::*;
+
+impl Inner {
+    pub(super) fn run<P: Program, T: TaskFn>(
+        &mut self,
+        _entry: &T,
+        args: T::Args,
+        stride: usize,
+        stop: &Stop,
+    ) -> Result<Segment<T::Output>> {
+        let t0 = Instant::now();
+        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        if let Some(reason) = stop.requested() {
+            // Not launched: the queued setup only resets what the next run resets again.
+            return Err(stop.error(reason));
+        }
+        if stop.steered() {
+            // Pause or SM limit: the blocks above the limit leave at once (`elastic.rs`).
+            let k = launch.kernel;
+            let (mut steering, word) = elastic::Steering::at_start(&k, stop);
+            if word != 0 {
+                self.queue_resize(word)?;
+            }
+            if let Some(p) = self.pools.as_mut() {
+                p.parks_dirty = true;
+            }
+            self.launch(&launch)?;
+            self.wait(launch.warps, stop, Some((&mut steering, &k)))?;
+            return self.end_segment::<P, T>(launch, &steering, t0);
+        }
+        self.launch(&launch)?;
+        self.wait(launch.warps, stop, None)?;
+        let end = self.finish::<P, T>(launch)?;
+        let mut stats = end.stats;
+        stats.elapsed = t0.elapsed();
+        match end.output {
+            Some(out) => Ok(Segment::Done(out, stats)),
+            None => Err(Error::Protocol {
+                task: T::NAME,
+                detail: "the GPU workers exited before the root task finished",
+            }),
+        }
+    }
+
+    /// Everything of a run up to the launch: the kernel, the pools, the params and control
+    /// block, the root's slot (on GPU 0 of the run), queued on the run stream.
+    pub(super) fn prepare<P: Program, T: TaskFn>(
+        &mut self,
+        args: T::Args,
+        stride: usize,
+        part: Part,
+    ) -> Result<Launch> {
+        if self.poisoned {
+            return Err(Error::ContextLost);
+        }
+        self.bind()?;
+        // A new run abandons a paused one; blocks that rejoined the last run have exited
+        // (it ended), but their streams are synchronized before anything is reset.
+        self.paused = None;
+        self.wait_rejoins()?;
+        if size_of::<T::Args>() > stride || size_of::<T::Output>() > ROOT_RESULT_BYTES {
+            return Err(Error::Protocol {
+                task: T::NAME,
+                detail: "root arguments or result larger than the frame",
+            });
+        }
+        let k = self.kernel::<P>(part.gpus > 1)?;
+        let warps = k.grid * k.workers_per_block;
+        if part.gpus > 1 && warps < 2 {
+            // The last warp of each GPU of a multi-GPU run is its courier and runs no tasks.
+            return Err(Error::InvalidConfig {
+                field: "grid",
+                value: format!("{warps} warp on GPU {} of a multi-GPU run", part.gpu),
+                expected: "at least 2 warps on each GPU (one is the GPU's courier): a larger grid, or fewer partitions",
+            });
+        }
+        // Work-first pools (one per warp, block-level workers' warps included) under the
+        // default scheduler.
+        let wf = self.config.scheduler == Scheduler::WorkFirst;
+        let (stride, block_frame_stride, shape) = if P::HAS_BLOCK {
+            let (shared, per_thread) = probe::block_strides::<P>(self.config.task_data_limit)?;
+            let frames = shared.max(per_thread * k.block as usize);
+            if wf {
+                // Each warp of a block has a pool; each block deques of `tasks_per_block`
+                // entries (`WF_BLOCK_QUEUE_ENTRIES` by default).
+                let entries = self
+                    .config
+                    .tasks_per_block
+                    .unwrap_or(WF_BLOCK_QUEUE_ENTRIES);
+                let pool_warps = warps * (k.block / 32);
+                // A joining block-level kind's record holds a frame per thread: the fresh
+                // range each warp starts with takes at most half of the task memory (from
+                // WF_INITIAL_SLOTS down to 16 records).
+                let slot_bytes = slot_bytes(frames);
+                let slots = self.wf_pool_bytes()? / slot_bytes;
+                let n = (slots / (2 * pool_warps as usize)).clamp(16, WF_INITIAL_SLOTS as usize);
+                let shape = PoolShape {
+                    workers: warps,
+                    pool_warps,
+                    n: n as u32,
+                    queues: 2,
+                    queue_entries: entries,
+                    wf,
+                    multi: false,
+                };
+                (frames, per_thread, shape)
+            } else {
+                let n = match self.config.tasks_per_block {
+                    Some(n) => n,
+                    // The pools of the last run when their shape fits (the free memory the
+                    // sizing sees does not count them).
+                    None => match &self.pools {
+                        Some(p)
+                            if p.warps == warps
+                                && p.queues == 2
+                                && p.slot_bytes as usize == slot_bytes(frames) =>
+                        {
+                            p.n
+                        }
+                        _ => auto_tasks_per_block(warps, frames)?,
+                    },
+                };
+                (frames, per_thread, PoolShape::per_worker(warps, n, 2, n))
+            }
+        } else if wf {
+            let shape = PoolShape {
+                workers: warps,
+                pool_warps: warps,
+                n: WF_INITIAL_SLOTS,
+                queues: self.config.queues,
+                queue_entries: self.config.tasks_per_warp,
+                wf,
+                multi: part.gpus > 1,
+            };
+            (stride, 0, shape)
+        } else {
+            let n = self.config.tasks_per_warp;
+            (
+                stride,
+                0,
+                PoolShape::per_worker(warps, n, self.config.queues, n),
+            )
+        };
+        self.pools(stride, shape)?;
+        let pools = self.pools.as_ref().ok_or(Error::Protocol {
+            task: T::NAME,
+            detail: "no pools",
+        })?;
+        let w = warps as usize;
+        let root_slot = pools.pool_warps * pools.n;
+        let stats_dev = pools.stats;
+        let profile = ProfileRegion::new(w, self.config.profile_records)?;
+        let params = Params {
+            slots: pools.slots,
+            slot_bytes: pools.slot_bytes,
+            tasks_per_warp: pools.n,
+            free_rings: pools.free_rings,
+            free_pos: pools.free_pos,
+            ring_cap: pools.ring_cap,
+            queues: pools.queues,
+            deques: pools.deques,
+            deque_rings: pools.deque_rings,
+            queue_cap: pools.queue_cap,
+            num_warps: warps,
+            progress: pools.progress,
+            stats: pools.stats,
+            control: self.control,
+            error: self.error_dev,
+            root_slot,
+            max_children: self.config.max_children,
+            profile: profile.records,
+            profile_counts: profile.counts,
+            profile_cap: self.config.profile_records,
+            single_claims: u32::from(!self.config.batched_claims),
+            block_frame_stride: block_frame_stride as u32,
+            gq_cap: pools.gq_cap,
+            scratch: pools.scratch,
+            gq_headers: pools.gq_headers,
+            gq_rings: pools.gq_rings,
+            free_stacks: pools.free_stacks,
+            spill: pools.spill,
+            spill_ring: pools.spill_ring,
+            stack_cap: WF_STACK_CAP,
+            spill_cap: pools.spill_cap,
+            total_slots: pools.total_slots,
+            chunk: pools.n,
+            release_below: self.config.release_below,
+            release_other_below: self.config.release_other_below,
+            release_size: layout::release_size(
+                self.config.release_shift,
+                self.config.release_all_below,
+            ),
+            inline_steps: self.config.inline_steps,
+            inline_last_child: u32::from(self.config.inline_last_child),
+            idle_max_ns: self.config.idle_max_ns,
+            steal_tries: self.config.steal_tries,
+            lane_frees: pools.lane_frees,
+            // Thread-level programs only (see `Params::overflow_spills`).
+            overflow_spills: u32::from(!P::HAS_BLOCK),
+            gpus: part.gpus,
+            gpu: part.gpu,
+            peers: self.peers,
+            imports: pools.imports,
+            parks: pools.parks,
+            block_base: 0,
+            resume: 0,
+            run: self.params,
+        };
+        self.run_params = params;
+        let control = Control {
+            live: 1,
+            ..Control::default()
+        };
+        // The root slot: header, then the arguments at the frame's offset 0.
+        let mut root = vec![0u8; pools.slot_bytes as usize];
+        let header = Header {
+            kind: T::ID,
+            parent: NONE,
+            result_dst: self.root_result,
+            ..Header::default()
+        };
+        // SAFETY: `root` holds HEADER_BYTES + stride >= size_of::<Header>() + size_of::<Args>()
+        // bytes; unaligned writes of plain `Copy` data.
+        unsafe {
+            root.as_mut_ptr().cast::<Header>().write_unaligned(header);
+            root.as_mut_ptr()
+                .add(HEADER_BYTES as usize)
+                .cast::<T::Args>()
+                .write_unaligned(args);
+            self.error_host.write_volatile(ErrorRecord::default());
+        }
+        let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
+        let s = self.stream;
+        // SAFETY: every region was allocated with these sizes; the host sources outlive the
+        // calls (pageable async copies are staged before they return).
+        unsafe {
+            if pools.inbox != 0 {
+                let entries = if pools.inbox_dirty {
+                    pools.inbox_cap as usize
+                } else {
+                    0
+                };
+                let header = size_of::<GlobalQueueHeader>() / 4;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.inbox, 0, header + entries, s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(
+                        pools.imports,
+                        0,
+                        imports_bytes(pools.import_entries) / 4,
+                        s,
+                    ),
+                )?;
+            }
+            if pools.parks_dirty {
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.parks, 0, w * PARK_WORDS as usize, s),
+                )?;
+            }
+            if pools.wf {
+                if pools.spill_dirty {
+                    check(
+                        "cuMemsetD32Async",
+                        sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
+                    )?;
+                }
+                let spill = SpillHeader {
+                    arena_next: root_slot + 1,
+                    ..SpillHeader::default()
+                };
+                htod(pools.spill, &spill, s)?;
+            } else {
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
+                )?;
+            }
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s),
+            )?;
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.progress, 0, w, s),
+            )?;
+            if pools.gq_rings != 0 {
+                let q = gq_rings(pools.queues, pools.inbox != 0) as usize;
+                let header_words = q * size_of::<GlobalQueueHeader>() / 4;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(pools.gq_headers, 0, header_words, s),
+                )?;
+                // The ablation's rings every run (as before); the overflow queues' when the
+                // last run left entries.
+                if !pools.wf || pools.gq_dirty {
+                    check(
+                        "cuMemsetD32Async",
+                        sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
+                    )?;
+                }
+            }
+            check(
+                "cuMemsetD32Async",
+                sys::cuMemsetD32Async(pools.stats, 0, w * 4, s),
+            )?;
+            htod(self.control, &control, s)?;
+            htod(self.params, &params, s)?;
+            if part.gpu == 0 {
+                check(
+                    "cuMemcpyHtoDAsync",
+                    sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
+                )?;
+                check(
+                    "cuMemsetD32Async",
+                    sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
+                )?;
+            }
+        }
+        if let Some(p) = self.pools.as_mut() {
+            p.parks_dirty = false;
+        }
+        Ok(Launch {
+            kernel: k,
+            warps,
+            stats_dev,
+            profile,
+        })
+    }
+
+    /// What this GPU tells the others of a multi-GPU run (after [`Inner::prepare`]).
+    pub(super) fn peer_info(&self) -> PeerInfo {
+        let p = self.pools.as_ref();
+        PeerInfo {
+            control: self.control,
+            slots: p.map_or(0, |p| p.slots),
+            gq_headers: p.map_or(0, |p| p.gq_headers),
+            gq_rings: p.map_or(0, |p| p.gq_rings),
+            inbox: p.map_or(0, |p| p.inbox),
+            gq_cap: p.map_or(0, |p| p.gq_cap),
+            inbox_cap: p.map_or(0, |p| p.inbox_cap),
+        }
+    }
+
+    /// Queues the peer table of a multi-GPU run on the run stream (before the launch).
+    pub(super) fn write_peers(&self, table: &[PeerInfo]) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the table region holds MAX_GPUS entries (table.len() <= MAX_GPUS); the
+        // pageable source is staged before the call returns.
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                self.peers,
+                table.as_ptr().cast(),
+                size_of_val(table),
+                self.stream,
+            )
+        })
+    }
+
+    /// Launches the prepared kernel between the timing events.
+    pub(super) fn launch(&mut self, l: &Launch) -> Result<()> {
+        self.bind()?;
+        let (k, s) = (l.kernel, self.stream);
+        // SAFETY: the params were queued on this stream by `prepare`.
+        unsafe {
+            check("cuEventRecord", sys::cuEventRecord(self.start, s))?;
+            let mut arg = self.params;
+            let mut kargs = [(&raw mut arg).cast::<c_void>()];
+            check(
+                "cuLaunchKernel",
+                sys::cuLaunchKernel(
+                    k.func,
+                    k.grid,
+                    1,
+                    1,
+                    k.block,
+                    1,
+                    1,
+                    k.smem,
+                    s,
+                    kargs.as_mut_ptr(),
+                    null_mut(),
+                ),
+            )?;
+            check("cuEventRecord", sys::cuEventRecord(self.end, s))?;
+        }
+        if let Some(p) = self.pools.as_mut() {
+            // Until the run is known to have ended with them empty (`finish`).
+            p.spill_dirty = p.wf;
+            p.gq_dirty = p.wf;
+            p.inbox_dirty = p.inbox != 0;
+        }
+        Ok(())
+    }
+
+    /// After the kernel exited: what it left. `output` is the root's result (GPU 0 of a run,
+    /// when the root finished); the error is the one this GPU recorded.
+    pub(super) fn finish<P: Program, T: TaskFn>(
+        &mut self,
+        l: Launch,
+    ) -> Result<Finished<T::Output>> {
+        self.bind()?;
+        let Launch {
+            kernel: k,
+            warps,
+            stats_dev,
+            profile,
+        } = l;
+        let w = warps as usize;
+        let s = self.stream;
+        let mut ctl = Control::default();
+        // SAFETY: the control block holds one Control.
+        unsafe { dtoh(&raw mut ctl, self.control, s)? };
+        if let Some(p) = self.pools.as_mut().filter(|p| p.wf) {
+            let mut spill = SpillHeader::default();
+            // SAFETY: the spill header holds one SpillHeader.
+            unsafe { dtoh(&raw mut spill, p.spill, s)? };
+            // Entries in [pop_pos, push_pos) were left in the ring by this run.
+            p.spill_dirty = ctl.error != 0 || spill.push_pos != spill.pop_pos;
+            // Positions reserved past the last claim hold (or will hold) entries; an error
+            // may have stopped a pusher or a claimer half way.
+            let mut left = ctl.error != 0;
+            for q in 0..u64::from(gq_rings(p.queues, p.inbox != 0)) {
+                let mut g = GlobalQueueHeader::default();
+                let at = p.gq_headers + q * size_of::<GlobalQueueHeader>() as u64;
+                // SAFETY: the overflow queues' headers hold `queues` GlobalQueueHeader.
+                unsafe { dtoh(&raw mut g, at, s)? };
+                left |= g.alloc != g.head;
+            }
+            p.gq_dirty = left;
+            if p.inbox != 0 {
+                let mut g = GlobalQueueHeader::default();
+                // SAFETY: the inbox starts with one GlobalQueueHeader.
+                unsafe { dtoh(&raw mut g, p.inbox, s)? };
+                p.inbox_dirty = ctl.error != 0 || g.alloc != g.head;
+            }
+        }
+        if ctl.error != 0 {
+            return Err(self.device_error::<P>());
+        }
+        let root_here = ctl.done != 0 && self.gpu_index == 0;
+        let mut out = MaybeUninit::<T::Output>::uninit();
+        let mut stats = vec![WarpStats::default(); w];
+        let mut kernel_ms = 0f32;
+        // SAFETY: the root wrote its output (a `T::Output`) to root_result; stats hold `w`
+        // entries.
+        let output = unsafe {
+            if root_here && size_of::<T::Output>() > 0 {
+                check(
+                    "cuMemcpyDtoHAsync",
+                    sys::cuMemcpyDtoHAsync_v2(
+                        out.as_mut_ptr().cast(),
+                        self.root_result,
+                        size_of::<T::Output>(),
+                        s,
+                    ),
+                )?;
+            }
+            check(
+                "cuMemcpyDtoHAsync",
+                sys::cuMemcpyDtoHAsync_v2(
+                    stats.as_mut_ptr().cast(),
+                    stats_dev,
+                    w * size_of::<WarpStats>(),
+                    s,
+                ),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
+            check(
+                "cuEventElapsedTime",
+                sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
+            )?;
+            root_here.then(|| out.assume_init())
+        };
+        let (mut steps, mut spawned, mut steals) = (0u64, 0u64, 0u64);
+        for st in &stats {
+            steps += u64::from(st.steps);
+            spawned += u64::from(st.spawned);
+            steals += u64::from(st.steals);
+        }
+        let profile = profile.download(k.block, P::HAS_BLOCK, s)?;
+        let stats = RunStats {
+            backend: "gpu",
+            workers: w,
+            tasks: spawned + u64::from(self.gpu_index == 0),
+            steps,
+            steals,
+            kernel_time: Some(Duration::from_secs_f64(f64::from(kernel_ms) / 1e3)),
+            profile,
+            gpus: 1,
+            cross_steals: u64::from(ctl.import_claims),
+            cross_tasks: u64::from(ctl.imported),
+            cross_bytes: u64::from(ctl.imported)
+                * (u64::from(self.pools.as_ref().map_or(0, |p| p.slot_bytes)) + 8),
+            ..RunStats::default()
+        };
+        Ok(Finished {
+            output,
+            stats,
+            control: ctl,
+        })
+    }
+}
