@@ -224,6 +224,56 @@ fn exit_usage(msg: &str, usage: &str) -> ! {
     std::process::exit(2)
 }
 
+/// What [`repeat`] measured: the last run's result, every run's wall time (ms), and the kernel
+/// times the runtime reported (empty on the CPU executor).
+pub struct Reps<R> {
+    /// The last run's result.
+    pub last: R,
+    /// Every run's wall time, in ms.
+    pub times: Vec<f64>,
+    /// Every run's kernel time, in ms (GPU runs).
+    pub kernel: Vec<f64>,
+}
+
+/// Runs `run` on `rt` `--reps` times (at least once), timing each, then writes the last run's
+/// profile when `--profile` asked for one. A failure is printed under `name`, and its exit code
+/// comes back as the error for `main` to return.
+///
+/// # Errors
+///
+/// The exit code of a failed run or of a profile that could not be written.
+pub fn repeat<R>(
+    rt: &mut Runtime,
+    opts: &Opts,
+    name: &str,
+    mut run: impl FnMut(&mut Runtime) -> gtap::Result<R>,
+) -> Result<Reps<R>, ExitCode> {
+    let reps = opts.reps.max(1);
+    let (mut times, mut kernel, mut last) = (Vec::with_capacity(reps), Vec::new(), None);
+    for _ in 0..reps {
+        match timed(|| run(rt)) {
+            (Ok(r), ms) => {
+                last = Some(r);
+                times.push(ms);
+                kernel.extend(rt.last_stats().and_then(gtap::RunStats::kernel_ms));
+            }
+            (Err(e), _) => return Err(fail(name, &e)),
+        }
+    }
+    if let Err(e) = write_profile(rt, opts) {
+        eprintln!("{name}: {e}");
+        return Err(ExitCode::FAILURE);
+    }
+    let Some(last) = last else {
+        unreachable!("at least one run")
+    };
+    Ok(Reps {
+        last,
+        times,
+        kernel,
+    })
+}
+
 /// Runs `f` and returns its result and the elapsed milliseconds.
 pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
     let t = Instant::now();

@@ -36,29 +36,21 @@ fn main() -> ExitCode {
         Ok(d) => d,
         Err(e) => return host::fail("binary_tree", &e),
     };
-    let mut times = Vec::new();
-    let mut result = 0.0;
-    for _ in 0..opts.reps.max(1) {
+    let host::Reps {
+        last: result,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "binary_tree", |rt| {
         let args = (0, depth, 0, mem_ops, compute_iters, data.slice());
-        let run = || {
-            if block {
-                rt.run::<BinaryTreeBlock, _>(tree_block, args)
-            } else {
-                rt.run::<BinaryTree, _>(tree, args)
-            }
-        };
-        match host::timed(run) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("binary_tree", &e),
+        if block {
+            rt.run::<BinaryTreeBlock, _>(tree_block, args)
+        } else {
+            rt.run::<BinaryTree, _>(tree, args)
         }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("binary_tree: {e}");
-        return ExitCode::FAILURE;
-    }
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     // SAFETY: `values` outlives the handle's only use, the sequential reference below.
     let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
     let b = host::block_size(&rt);

@@ -25,23 +25,17 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("chain", &e),
     };
-    let mut times = Vec::new();
-    let mut kernel = Vec::new();
-    let mut result = 0;
-    for _ in 0..opts.reps.max(1) {
-        match host::timed(|| rt.run::<Chain, _>(chain, (n, x))) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-                kernel.extend(rt.last_stats().and_then(|s| s.kernel_ms()));
-            }
-            (Err(e), _) => return host::fail("chain", &e),
-        }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("chain: {e}");
-        return ExitCode::FAILURE;
-    }
+    let host::Reps {
+        last: result,
+        mut times,
+        mut kernel,
+        ..
+    } = match host::repeat(&mut rt, &opts, "chain", |rt| {
+        rt.run::<Chain, _>(chain, (n, x))
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);
     let (expected, seq_ms) = host::timed(|| reference_deep::chain_seq(n, x));
     let ms = host::median(&mut times);

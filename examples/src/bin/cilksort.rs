@@ -25,30 +25,22 @@ fn main() -> ExitCode {
         Err(e) => return host::fail("cilksort", &e),
     };
     let keys = reference::random_keys(n, 7);
-    let mut times = Vec::new();
-    let mut sorted = Vec::new();
-    for _ in 0..opts.reps.max(1) {
-        let run = || -> gtap::Result<Vec<u32>> {
-            let data = rt.upload(&keys)?;
-            let tmp = rt.alloc_zeroed::<u32>(n)?;
-            rt.run::<CilkSort, _>(
-                cilksort,
-                (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff, false),
-            )?;
-            rt.download(&data)
-        };
-        match host::timed(run) {
-            (Ok(r), ms) => {
-                sorted = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("cilksort", &e),
-        }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("cilksort: {e}");
-        return ExitCode::FAILURE;
-    }
+    let host::Reps {
+        last: sorted,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "cilksort", |rt| {
+        let data = rt.upload(&keys)?;
+        let tmp = rt.alloc_zeroed::<u32>(n)?;
+        rt.run::<CilkSort, _>(
+            cilksort,
+            (data.slice(), tmp.slice(), sort_cutoff, merge_cutoff, false),
+        )?;
+        rt.download(&data)
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let mut seq = keys.clone();
     // The baseline only: the check below needs no reference sort.
     let ((), seq_ms) = host::timed(|| match opts.reference {

@@ -41,25 +41,17 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("fib", &e),
     };
-    let mut times = Vec::new();
-    let mut result = 0;
-    for _ in 0..opts.reps.max(1) {
-        let run = |rt: &mut gtap::Runtime| match cutoff {
-            Some(c) => rt.run::<FibCutoff, _>(fib_cutoff, (n, c, epaq)),
-            None => rt.run::<Fib, _>(fib, (n,)),
-        };
-        match host::timed(|| run(&mut rt)) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("fib", &e),
-        }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("fib: {e}");
-        return ExitCode::FAILURE;
-    }
+    let host::Reps {
+        last: result,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "fib", |rt| match cutoff {
+        Some(c) => rt.run::<FibCutoff, _>(fib_cutoff, (n, c, epaq)),
+        None => rt.run::<Fib, _>(fib, (n,)),
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let (expected, seq_ms) = host::timed(|| reference::fib_seq(n));
     let ms = host::median(&mut times);
     let variant = match cutoff {

@@ -29,32 +29,24 @@ fn main() -> ExitCode {
         Err(e) => return host::fail("mergesort", &e),
     };
     let keys = reference::random_keys(n, 42);
-    let mut times = Vec::new();
-    let mut sorted = Vec::new();
-    for _ in 0..opts.reps.max(1) {
-        let run = || -> gtap::Result<Vec<u32>> {
-            let data = rt.upload(&keys)?;
-            let tmp = rt.alloc_zeroed::<u32>(n)?;
-            if mixed {
-                let args = (data.slice(), tmp.slice(), cutoff, block_merge_min);
-                rt.run::<MergeSortMixed, _>(mergesort_mixed, args)?;
-            } else {
-                rt.run::<MergeSort, _>(mergesort, (data.slice(), tmp.slice(), cutoff))?;
-            }
-            rt.download(&data)
-        };
-        match host::timed(run) {
-            (Ok(r), ms) => {
-                sorted = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("mergesort", &e),
+    let host::Reps {
+        last: sorted,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "mergesort", |rt| {
+        let data = rt.upload(&keys)?;
+        let tmp = rt.alloc_zeroed::<u32>(n)?;
+        if mixed {
+            let args = (data.slice(), tmp.slice(), cutoff, block_merge_min);
+            rt.run::<MergeSortMixed, _>(mergesort_mixed, args)?;
+        } else {
+            rt.run::<MergeSort, _>(mergesort, (data.slice(), tmp.slice(), cutoff))?;
         }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("mergesort: {e}");
-        return ExitCode::FAILURE;
-    }
+        rt.download(&data)
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let mut seq = keys.clone();
     let ((), seq_ms) = host::timed(|| reference::mergesort_seq(&mut seq, cutoff));
     let ms = host::median(&mut times);

@@ -23,26 +23,18 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("nqueens", &e),
     };
-    let mut times = Vec::new();
-    let mut result = 0;
-    for _ in 0..opts.reps.max(1) {
-        let run = || -> gtap::Result<u64> {
-            let count = rt.upload(&[0u64])?;
-            rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))?;
-            Ok(rt.download(&count)?[0])
-        };
-        match host::timed(run) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("nqueens", &e),
-        }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("nqueens: {e}");
-        return ExitCode::FAILURE;
-    }
+    let host::Reps {
+        last: result,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "nqueens", |rt| {
+        let count = rt.upload(&[0u64])?;
+        rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))?;
+        Ok(rt.download(&count)?[0])
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let (expected, seq_ms) = host::timed(|| match opts.reference {
         Reference::Sequential => reference::nqueens_seq(n),
         Reference::Rayon => reference::nqueens_rayon(n, cutoff),

@@ -39,29 +39,21 @@ fn main() -> ExitCode {
         Ok(d) => d,
         Err(e) => return host::fail("pruned_tree", &e),
     };
-    let mut times = Vec::new();
-    let mut result = 0.0;
-    for _ in 0..opts.reps.max(1) {
+    let host::Reps {
+        last: result,
+        mut times,
+        ..
+    } = match host::repeat(&mut rt, &opts, "pruned_tree", |rt| {
         let args = (0, depth, 0, seed, mem_ops, compute_iters, data.slice());
-        let run = || {
-            if block {
-                rt.run::<PrunedTreeBlock, _>(pruned_tree_block, args)
-            } else {
-                rt.run::<PrunedTree, _>(pruned_tree, args)
-            }
-        };
-        match host::timed(run) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-            }
-            (Err(e), _) => return host::fail("pruned_tree", &e),
+        if block {
+            rt.run::<PrunedTreeBlock, _>(pruned_tree_block, args)
+        } else {
+            rt.run::<PrunedTree, _>(pruned_tree, args)
         }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("pruned_tree: {e}");
-        return ExitCode::FAILURE;
-    }
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let ms = host::median(&mut times);
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);
     let b = host::block_size(&rt);

@@ -62,23 +62,17 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("uts", &e),
     };
-    let mut times = Vec::new();
-    let mut kernel = Vec::new();
-    let mut result = 0;
-    for _ in 0..opts.reps.max(1) {
-        match host::timed(|| rt.run::<Uts, _>(uts, (p, t.seed, 0, 0, 1))) {
-            (Ok(r), ms) => {
-                result = r;
-                times.push(ms);
-                kernel.extend(rt.last_stats().and_then(|s| s.kernel_ms()));
-            }
-            (Err(e), _) => return host::fail("uts", &e),
-        }
-    }
-    if let Err(e) = host::write_profile(&rt, &opts) {
-        eprintln!("uts: {e}");
-        return ExitCode::FAILURE;
-    }
+    let host::Reps {
+        last: result,
+        mut times,
+        mut kernel,
+        ..
+    } = match host::repeat(&mut rt, &opts, "uts", |rt| {
+        rt.run::<Uts, _>(uts, (p, t.seed, 0, 0, 1))
+    }) {
+        Ok(reps) => reps,
+        Err(code) => return code,
+    };
     let tasks = rt.last_stats().map_or(0, |s| s.tasks);
     let pool = reference_deep::deep_pool(u64::from(t.max_depth));
     let (rayon_nodes, rayon_ms) =
