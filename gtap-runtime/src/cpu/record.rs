@@ -74,11 +74,13 @@ unsafe impl Send for TaskPtr {}
 
 impl TaskPtr {
     /// The record's header.
+    #[inline]
     pub(crate) fn header(self) -> *mut Header {
         self.0.as_ptr()
     }
 
     /// The record's frame, 16-aligned, `stride` bytes.
+    #[inline]
     pub(crate) fn frame(self) -> *mut u8 {
         // SAFETY: every record is `record_bytes(stride)` bytes, so the frame offset stays
         // inside it.
@@ -146,6 +148,7 @@ impl Arena {
 
     /// An uninitialised record of this run's size, 64-aligned; `None` when this worker's share
     /// of the pool is used up and its free list is empty.
+    #[inline]
     pub(crate) fn alloc(&mut self) -> Option<NonNull<Header>> {
         if let Some(ptr) = self.free.pop() {
             self.allocated += 1;
@@ -160,6 +163,7 @@ impl Arena {
     }
 
     /// A never-used record from the chunks, growing them when needed.
+    #[cold]
     fn bump_alloc(&mut self) -> NonNull<Header> {
         loop {
             if let Some(chunk) = self.chunks.get(self.current) {
@@ -179,6 +183,7 @@ impl Arena {
     }
 
     /// Returns a record of this run to the free list.
+    #[inline]
     pub(crate) fn free(&mut self, ptr: NonNull<Header>) {
         self.free.push(ptr);
     }

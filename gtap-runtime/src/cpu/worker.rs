@@ -116,6 +116,7 @@ impl Run<'_> {
     }
 
     /// Whether workers should leave their loops.
+    #[inline]
     fn over(&self) -> bool {
         // Ordering: Acquire; pairs with the Release stores of DONE / ABORTED. Nothing is read
         // through it but the flag itself; Acquire keeps the exit decision ordered after them.
@@ -319,6 +320,7 @@ fn execute<P: Program>(
 /// Publishes the children of a step: the first is returned, for this worker to run next
 /// (depth first, as a sequential run would); the others are pushed last first, so that this
 /// worker pops them in spawn order and thieves take the later ones.
+#[inline]
 fn publish(deque: &Worker<TaskPtr>, children: &[TaskPtr]) -> Option<TaskPtr> {
     let (&first, rest) = children.split_first()?;
     for &child in rest.iter().rev() {
@@ -329,6 +331,7 @@ fn publish(deque: &Worker<TaskPtr>, children: &[TaskPtr]) -> Option<TaskPtr> {
 
 /// Finishes `task`: frees it and tells its parent, up the tree through zombies. Returns the
 /// parent when this was its last child and it waits to resume: this worker runs it next.
+#[inline]
 fn finish(run: &Run<'_>, arena: &mut Arena, task: TaskPtr) -> Option<TaskPtr> {
     let mut task = task;
     loop {
