@@ -452,20 +452,24 @@ impl<P: Program> WorkerCtx<'_, P> {
 // a 16-aligned offset of 64-aligned records; a suspended task is pushed back exactly once, by
 // the decrement of `pending` that reaches zero, which acquires every child's release.
 unsafe impl<P: Program> Context for WorkerCtx<'_, P> {
+    #[inline]
     fn state(&self) -> u32 {
         // SAFETY: the worker owns the running record while its step runs.
         unsafe { (*self.header()).state }
     }
 
+    #[inline]
     fn frame(&self) -> *mut u8 {
         self.cur.frame()
     }
 
+    #[inline]
     fn result_dst(&self) -> *mut u8 {
         // SAFETY: as above.
         unsafe { (*self.header()).result_dst }
     }
 
+    #[inline]
     unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
         if self.error.is_some() {
             return core::ptr::null_mut();
@@ -506,6 +510,7 @@ unsafe impl<P: Program> Context for WorkerCtx<'_, P> {
         child.frame()
     }
 
+    #[inline]
     fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
         if self.spawned.is_empty() {
             return false;
