@@ -1,6 +1,7 @@
-//! The examples' command line, parsed by clap (derive): the options every example accepts,
-//! then the example's own positional arguments (`fib 40 --gpu --reps 5`, `uts 1e7 --cpu`),
-//! which the example reads through [`Opts::arg`](crate::host::Opts::arg).
+//! The examples' command line, parsed by clap (derive) into [`Opts`]: the options every example
+//! accepts, then the example's own positional arguments (`fib 40 --gpu --reps 5`, `uts 1e7
+//! --cpu`), which the example reads through `Opts::arg` (`host.rs`, with the runtime the
+//! options ask for).
 //!
 //! `--help` is generated from the field docs below, with the example's own usage line; a bad
 //! option or value is clap's error (exit status 2) naming the option and, for a choice, its
@@ -11,101 +12,105 @@ use std::path::PathBuf;
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use gtap::{Backend, Devices, Scheduler};
 
-use crate::host::{Granularity, Opts, Reference};
+use crate::host::{Granularity, Reference};
 
-// The options, as clap sees them (turned into `Opts` by `parse`). No doc comment: clap would
-// print it as every example's description.
+// The options every example accepts, then its positional arguments. No doc comment: clap
+// would print it as every example's description; the field docs are `--help`'s lines.
 #[derive(Parser, Debug)]
 #[command(disable_version_flag = true)]
-struct Cli {
+#[allow(
+    missing_docs,
+    reason = "the field docs are the help text; the struct needs none"
+)]
+pub struct Opts {
     /// Run on the CPU executor.
     #[arg(long, conflicts_with = "gpu")]
-    cpu: bool,
+    pub cpu: bool,
     /// Run on the GPU (default: the GPU when one is present, else the CPU executor).
     #[arg(long)]
-    gpu: bool,
+    pub gpu: bool,
     /// CPU executor threads (default: all cores).
     #[arg(long, value_name = "N")]
-    workers: Option<usize>,
+    pub workers: Option<usize>,
     /// Timed repetitions; the examples print the median.
     #[arg(long, value_name = "N", default_value_t = 1)]
-    reps: usize,
+    pub reps: usize,
     /// GPU: blocks of the persistent kernel (default: every block resident).
     #[arg(long, value_name = "N")]
-    grid: Option<u32>,
+    pub grid: Option<u32>,
     /// GPU: threads per block of thread-level workers.
     #[arg(long, value_name = "N")]
-    block: Option<u32>,
+    pub block: Option<u32>,
     /// GPU: deque entries per warp.
     #[arg(long, value_name = "N")]
-    tasks_per_warp: Option<u32>,
+    pub tasks_per_warp: Option<u32>,
     /// GPU: deque entries per block of block-level workers.
     #[arg(long, value_name = "N")]
-    tasks_per_block: Option<u32>,
+    pub tasks_per_block: Option<u32>,
     /// GPU: the kernel's register cap.
     #[arg(long, value_name = "N")]
-    max_registers: Option<u32>,
+    pub max_registers: Option<u32>,
     /// Task granularity, where the program has it.
     #[arg(long, value_enum, default_value_t = Granularity::Thread)]
-    granularity: Granularity,
+    pub granularity: Granularity,
     /// GPU: threads per block of block-level workers (a multiple of 32; default 128).
     #[arg(long, value_name = "N")]
-    block_threads: Option<u32>,
+    pub block_threads: Option<u32>,
     /// GPU scheduler: work first, or the shared-deque or global-queue ablation.
     #[arg(long, value_enum, default_value_t = SchedulerArg::Wf)]
-    scheduler: SchedulerArg,
+    pub scheduler: SchedulerArg,
     /// GPUs of a run: one, all, ordinals (0,1), or partitions:N (GPU 0 split into N kernels
     /// that steal from each other).
     #[arg(long, value_name = "one|all|LIST|partitions:N", value_parser = parse_devices, default_value = "one")]
-    devices: Devices,
+    pub devices: Devices,
     /// GPU: the SMs' worth of resident blocks a run uses.
     #[arg(long, value_name = "N")]
-    sms: Option<u32>,
+    pub sms: Option<u32>,
     /// GPU, work first: the release policy's bound.
     #[arg(long, value_name = "N")]
-    release_below: Option<u32>,
+    pub release_below: Option<u32>,
     /// GPU, work first: the bound for the queues a warp does not run next.
     #[arg(long, value_name = "N")]
-    release_other_below: Option<u32>,
+    pub release_other_below: Option<u32>,
     /// GPU, work first: the release policy's shift.
     #[arg(long, value_name = "N")]
-    release_shift: Option<u32>,
+    pub release_shift: Option<u32>,
     /// GPU, work first: release everything below this many entries.
     #[arg(long, value_name = "N")]
-    release_all_below: Option<u32>,
+    pub release_all_below: Option<u32>,
     /// GPU, work first: steps a lane runs inline per batch (0..=56, default 32; 0: off).
     #[arg(long, value_name = "N")]
-    inline_steps: Option<u32>,
+    pub inline_steps: Option<u32>,
     /// GPU, work first: run every step's last child inline, not only a lone child.
     #[arg(long)]
-    inline_last_child: bool,
+    pub inline_last_child: bool,
     /// GPU: idle workers' longest sleep (256..=1000000 ns, default 2048).
     #[arg(long, value_name = "N")]
-    idle_max_ns: Option<u32>,
+    pub idle_max_ns: Option<u32>,
     /// GPU: victims per steal round (1..=64, default 4).
     #[arg(long, value_name = "N")]
-    steal_tries: Option<u32>,
+    pub steal_tries: Option<u32>,
     /// GPU: task memory in bytes (`Config::gpu_pool_bytes`).
     #[arg(long, value_name = "N")]
-    pool_bytes: Option<usize>,
+    pub pool_bytes: Option<usize>,
     /// Profile the GPU runs and write the last one's batches.csv, summary.json, trace.json
     /// (Perfetto) and pictures to DIR.
     #[arg(long, value_name = "DIR")]
-    profile: Option<PathBuf>,
+    pub profile: Option<PathBuf>,
     /// Profile records per worker (a warp, or a block for block-level programs).
     #[arg(long, value_name = "N", default_value_t = 4096)]
-    profile_records: u32,
+    pub profile_records: u32,
     /// The CPU code the answer is checked against, where the program has both.
     #[arg(long, value_enum, default_value_t = Reference::Sequential)]
-    reference: Reference,
+    pub reference: Reference,
     /// The example's own arguments (see the usage line).
     #[arg(value_name = "ARGS")]
-    positional: Vec<String>,
+    pub positional: Vec<String>,
 }
 
 /// `--scheduler`'s values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum SchedulerArg {
+pub enum SchedulerArg {
     /// Work first (the default).
     Wf,
     /// The shared-deque ablation.
@@ -114,49 +119,35 @@ enum SchedulerArg {
     Gq,
 }
 
-/// Parses the process's arguments with `usage` as the usage line; prints help or an error and
-/// exits (status 0 or 2) the way clap does.
-pub(crate) fn parse(usage: &str) -> Opts {
-    let command = Cli::command().override_usage(usage.to_owned());
-    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
-    Opts {
-        backend: if cli.cpu {
+impl Opts {
+    /// The backend `--cpu` / `--gpu` ask for (`Auto` without either).
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        if self.cpu {
             Backend::Cpu
-        } else if cli.gpu {
+        } else if self.gpu {
             Backend::Gpu
         } else {
             Backend::Auto
-        },
-        workers: cli.workers,
-        reps: cli.reps,
-        grid: cli.grid,
-        block: cli.block,
-        tasks_per_warp: cli.tasks_per_warp,
-        max_registers: cli.max_registers,
-        tasks_per_block: cli.tasks_per_block,
-        granularity: cli.granularity,
-        block_threads: cli.block_threads,
-        scheduler: match cli.scheduler {
+        }
+    }
+
+    /// The scheduler `--scheduler` asks for.
+    #[must_use]
+    pub fn scheduler(&self) -> Scheduler {
+        match self.scheduler {
             SchedulerArg::Wf => Scheduler::WorkFirst,
             SchedulerArg::Shared => Scheduler::SharedDeque,
             SchedulerArg::Gq => Scheduler::GlobalQueue,
-        },
-        release_below: cli.release_below,
-        release_other_below: cli.release_other_below,
-        release_shift: cli.release_shift,
-        release_all_below: cli.release_all_below,
-        inline_steps: cli.inline_steps,
-        inline_last_child: cli.inline_last_child,
-        idle_max_ns: cli.idle_max_ns,
-        steal_tries: cli.steal_tries,
-        pool_bytes: cli.pool_bytes,
-        profile: cli.profile,
-        profile_records: cli.profile_records,
-        devices: cli.devices,
-        sms: cli.sms,
-        reference: cli.reference,
-        positional: cli.positional,
+        }
     }
+}
+
+/// Parses the process's arguments with `usage` as the usage line; prints help or an error and
+/// exits (status 0 or 2) the way clap does.
+pub(crate) fn parse(usage: &str) -> Opts {
+    let command = Opts::command().override_usage(usage.to_owned());
+    Opts::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 /// `--devices`' value: `one`, `all`, `partitions:N`, or comma-separated ordinals.
@@ -183,13 +174,13 @@ fn parse_devices(v: &str) -> Result<Devices, String> {
 mod tests {
     use super::*;
 
-    fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("fib").chain(args.iter().copied()))
+    fn cli(args: &[&str]) -> Result<Opts, clap::Error> {
+        Opts::try_parse_from(std::iter::once("fib").chain(args.iter().copied()))
     }
 
     #[test]
     fn the_command_is_well_formed() {
-        Cli::command().debug_assert();
+        Opts::command().debug_assert();
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::{process::ExitCode, time::Instant};
 
-use gtap::{Backend, Config, Devices, Runtime, Scheduler};
+use gtap::{Config, Runtime};
 
 /// PTX of `apps/` for `nvptx64-nvidia-cuda`, built by `build.rs`.
 pub const PTX: &str = include_str!(env!("GTAP_PTX"));
@@ -55,76 +55,7 @@ impl Granularity {
     }
 }
 
-/// Options every example accepts: `--cpu` / `--gpu` (default: GPU when one is present),
-/// `--workers N` (CPU threads), `--reps N` (timed repetitions), then positional arguments.
-#[derive(Debug)]
-pub struct Opts {
-    /// Which backend to use.
-    pub backend: Backend,
-    /// CPU executor threads (default: all cores).
-    pub workers: Option<usize>,
-    /// Timed repetitions.
-    pub reps: usize,
-    /// GPU launch and pool overrides (`--grid`, `--block`, `--tasks-per-warp`,
-    /// `--max-registers`); `None` keeps `Config`'s default.
-    pub grid: Option<u32>,
-    /// See `grid`.
-    pub block: Option<u32>,
-    /// See `grid`.
-    pub tasks_per_warp: Option<u32>,
-    /// See `grid`.
-    pub max_registers: Option<u32>,
-    /// `--tasks-per-block N`: `Config::tasks_per_block` (the block deques' entries under
-    /// work first); `None` keeps the default.
-    pub tasks_per_block: Option<u32>,
-    /// `--granularity thread|block|mixed` (default thread); each program says which it has.
-    pub granularity: Granularity,
-    /// `--block-threads N`: threads per block of the block-level workers
-    /// (`Config::block_threads`); `None` keeps `Config`'s default.
-    pub block_threads: Option<u32>,
-    /// `--scheduler wf|shared|gq`: the GPU scheduler (`Config::scheduler`; default wf, work
-    /// first; shared is the shared-deque ablation, gq the global-queue ablation).
-    pub scheduler: Scheduler,
-    /// `--release-below N`, `--release-shift N`, `--release-all-below N`: the work-first
-    /// release policy (`Config::release_below`, `Config::release_shift`,
-    /// `Config::release_all_below`); `None` keeps the defaults.
-    pub release_below: Option<u32>,
-    /// `--release-other-below N`: `Config::release_other_below` (several queues).
-    pub release_other_below: Option<u32>,
-    /// See `release_below`.
-    pub release_shift: Option<u32>,
-    /// See `release_below`.
-    pub release_all_below: Option<u32>,
-    /// `--inline-steps N`: work-first inline steps per lane per batch
-    /// (`Config::inline_steps`; 0 turns inline execution off); `None` keeps the default.
-    pub inline_steps: Option<u32>,
-    /// `--inline-last-child`: run the last child of every step inline
-    /// (`Config::inline_last_child`).
-    pub inline_last_child: bool,
-    /// `--idle-max-ns N`, `--steal-tries N`: the idle workers' back-off bound and victims per
-    /// steal round (`Config::idle_max_ns`, `Config::steal_tries`); `None` keeps the defaults.
-    pub idle_max_ns: Option<u32>,
-    /// See `idle_max_ns`.
-    pub steal_tries: Option<u32>,
-    /// `--pool-bytes N`: `Config::gpu_pool_bytes`.
-    pub pool_bytes: Option<usize>,
-    /// `--profile DIR`: profile the GPU runs and write the last one's batches, Perfetto trace
-    /// and pictures to DIR (`--profile-records N` per worker, a warp or a block; default 4096).
-    pub profile: Option<std::path::PathBuf>,
-    /// See `profile`.
-    pub profile_records: u32,
-    /// `--devices one|all|LIST|partitions:N`: the GPUs a run uses (`Config::devices`; LIST is
-    /// comma-separated ordinals, e.g. `0,1`; `partitions:N` splits GPU 0 into N, the multi-GPU
-    /// path on one GPU).
-    pub devices: Devices,
-    /// `--sms N`: `Config::sms` (the SMs' worth of blocks a run uses).
-    pub sms: Option<u32>,
-    /// `--reference seq|rayon`: the CPU code a run is checked against (where a program has
-    /// both; default seq).
-    pub reference: Reference,
-    /// Positional arguments, in order.
-    pub positional: Vec<String>,
-}
+pub use crate::cli::Opts;
 
 impl Opts {
     /// Parses `std::env::args()` (`crate::cli`, clap) with `usage` as the usage line; prints
@@ -175,7 +106,7 @@ impl Opts {
     ///
     /// As for [`Opts::runtime`].
     pub fn runtime_with(&self, mut config: Config) -> gtap::Result<Runtime> {
-        config.backend = self.backend;
+        config.backend = self.backend();
         if let Some(w) = self.workers {
             config.workers = w;
         }
@@ -198,7 +129,7 @@ impl Opts {
         config.max_registers = self.max_registers.or(config.max_registers);
         config.block_threads = self.block_threads.unwrap_or(config.block_threads);
         config.tasks_per_block = self.tasks_per_block.or(config.tasks_per_block);
-        config.scheduler = self.scheduler;
+        config.scheduler = self.scheduler();
         config.devices = self.devices.clone();
         config.sms = self.sms.or(config.sms);
         if self.profile.is_some() {

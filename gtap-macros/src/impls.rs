@@ -118,7 +118,6 @@ fn expand_impl(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream>
             #vis const #name: #marker = #marker;
         })?;
         kept.push(constant);
-        f.attrs.clear();
     }
     imp.items = kept;
     Ok(quote! {
@@ -129,16 +128,13 @@ fn expand_impl(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream>
 
 /// Whether `attr` is `#[gtap::function]` or `#[function]` (with or without arguments).
 fn is_task_attr(attr: &syn::Attribute) -> bool {
-    let segs: Vec<String> = attr
+    let path: Vec<String> = attr
         .path()
         .segments
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
-    matches!(
-        segs.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        ["gtap", "function"] | ["function"]
-    )
+    path == ["gtap", "function"] || path == ["function"]
 }
 
 /// The last segment of the `impl`'s type, for the generated names.
