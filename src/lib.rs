@@ -30,7 +30,7 @@ pub use gtap_runtime::*;
 #[doc(hidden)]
 pub mod __private {
     pub use gtap_device::glue::*;
-    pub use gtap_device::task::{Arity, Context, KindId, Step, TaskFn};
+    pub use gtap_device::task::{Arity, Context, KindId, Source, Step, TaskFn};
 }
 
 /// Forks a child task: `task!(f(args))`, `let x = task!(f(args));`, `x = task!(f(args));`,

@@ -6,6 +6,7 @@ use crate::apps::{
     chain::Chain,
     cilksort::CilkSort,
     constructs::Constructs,
+    faults::{Fan, FibFailing, SliceSum, Spin, WildWrite},
     fib::{Fib, FibCutoff},
     mergesort::{MergeSort, MergeSortMixed},
     nqueens::NQueens,
@@ -32,3 +33,8 @@ gtap::kernel!(MergeSortMixed);
 gtap::kernel!(Constructs);
 gtap::kernel!(Chain);
 gtap::kernel!(Uts);
+gtap::kernel!(SliceSum);
+gtap::kernel!(FibFailing);
+gtap::kernel!(Fan);
+gtap::kernel!(Spin);
+gtap::kernel!(WildWrite);

@@ -101,6 +101,7 @@ impl<T> Slice<T> {
     /// If `start > end` or `end > len`.
     #[must_use]
     #[inline]
+    #[track_caller]
     pub fn slice(self, start: usize, end: usize) -> Self {
         assert!(
             start <= end && end <= self.len,
@@ -122,6 +123,7 @@ impl<T> Slice<T> {
     /// If `mid > len`.
     #[must_use]
     #[inline]
+    #[track_caller]
     pub fn split_at(self, mid: usize) -> (Self, Self) {
         (self.slice(0, mid), self.slice(mid, self.len))
     }
@@ -135,6 +137,7 @@ impl<T: Copy> Slice<T> {
     /// If `i >= len`.
     #[must_use]
     #[inline]
+    #[track_caller]
     pub fn get(self, i: usize) -> T {
         assert!(i < self.len, "Slice::get index out of bounds");
         // SAFETY: i < len and the handle is valid (from_raw_parts' contract).
@@ -147,6 +150,7 @@ impl<T: Copy> Slice<T> {
     ///
     /// If `i >= len`.
     #[inline]
+    #[track_caller]
     pub fn set(self, i: usize, value: T) {
         assert!(i < self.len, "Slice::set index out of bounds");
         // SAFETY: i < len and the handle is valid (from_raw_parts' contract).
@@ -182,6 +186,7 @@ impl<T: Copy> Slice<T> {
     ///
     /// If either index is out of bounds.
     #[inline]
+    #[track_caller]
     pub fn swap(self, i: usize, j: usize) {
         let (a, b) = (self.get(i), self.get(j));
         self.set(i, b);
@@ -195,6 +200,7 @@ impl<T: Copy> Slice<T> {
     ///
     /// If either range is out of bounds.
     #[inline]
+    #[track_caller]
     pub fn copy_from(self, dst_start: usize, src: Slice<T>, src_start: usize, count: usize) {
         assert!(
             dst_start + count <= self.len && src_start + count <= src.len,

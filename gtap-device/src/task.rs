@@ -133,6 +133,9 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// each, and keep their other fields field by field ([`Context::copy`]; see the trait's
     /// safety section). `false` (a whole copy of the frame per thread) is always sound.
     const ARGS_READ_ONLY: bool = false;
+    /// Where the function is written, for naming the task that panicked on the GPU (whose
+    /// panic handler knows only the location).
+    const SOURCE: Source = Source::UNKNOWN;
 
     /// Runs the task from its current resume state; see the module docs.
     ///
@@ -142,6 +145,44 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// probe reported, holding `Args` at offset 0 on first entry and the state this step saved
     /// on later entries. `ctx.result_dst()` is null or valid for a write of `Output`.
     unsafe fn step<C: Context>(ctx: &mut C) -> Step;
+}
+
+/// The lines of a source file that a task function spans (`file!()` as the crate was
+/// compiled, the first and last line of the function).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The file, as `file!()` gives it.
+    pub file: &'static str,
+    /// The function's first line (its name).
+    pub first_line: u32,
+    /// The function's last line (the body's closing brace).
+    pub last_line: u32,
+}
+
+impl Source {
+    /// Not known (hand-written task functions).
+    pub const UNKNOWN: Source = Source {
+        file: "",
+        first_line: 0,
+        last_line: 0,
+    };
+
+    /// Whether `line` of `file` lies in this span; `file` may be a path's end (the GPU keeps
+    /// the last bytes of a long path) or a longer form of the same path (`file!()` is
+    /// relative or absolute depending on how the crate was compiled).
+    #[must_use]
+    pub fn contains(&self, file: &str, line: u32) -> bool {
+        !self.file.is_empty()
+            && !file.is_empty()
+            && (self.file.ends_with(file) || file.ends_with(self.file))
+            && (self.first_line..=self.last_line).contains(&line)
+    }
+}
+
+/// The [`Source`] of the task function `f`.
+#[must_use]
+pub const fn source_of<T: TaskFn>(_: &T) -> Source {
+    T::SOURCE
 }
 
 /// Implemented by a task function's marker type for its argument count `N`, so that a `task!`
@@ -236,6 +277,8 @@ pub unsafe trait Program: Copy + 'static {
     const KINDS: &'static [KindId];
     /// Their names, in the same order.
     const NAMES: &'static [&'static str];
+    /// Their sources, in the same order.
+    const SOURCES: &'static [Source] = &[];
     /// Whether any function of the program contains a `taskwait!()`.
     const JOINS: bool;
     /// Per kind, in the order of [`Program::KINDS`]: whether it is block-level.
@@ -281,6 +324,16 @@ pub unsafe trait Program: Copy + 'static {
     #[must_use]
     fn name_of(kind: KindId) -> &'static str {
         per_kind!(Self, NAMES, kind, "<unknown task kind>")
+    }
+
+    /// The name of the task function of this program written at `line` of `file` (see
+    /// [`Source::contains`]), if one is: names the task of a panic on the GPU.
+    #[must_use]
+    fn task_at(file: &str, line: u32) -> Option<&'static str> {
+        Self::SOURCES
+            .iter()
+            .position(|s| s.contains(file, line))
+            .map(|i| Self::NAMES[i])
     }
 }
 
@@ -390,6 +443,8 @@ macro_rules! program {
         unsafe impl $crate::task::Program for $name {
             const KINDS: &'static [$crate::task::KindId] = &[$($crate::task::kind_of(&$f)),+];
             const NAMES: &'static [&'static str] = &[$($crate::task::name_of(&$f)),+];
+            const SOURCES: &'static [$crate::task::Source] =
+                &[$($crate::task::source_of(&$f)),+];
             const JOINS: bool = false $(|| $crate::task::joins_of(&$f))+;
             const BLOCKS: &'static [bool] = &[$($crate::task::block_of(&$f)),+];
             const KIND_JOINS: &'static [bool] = &[$($crate::task::joins_of(&$f)),+];

@@ -179,6 +179,7 @@ pub(crate) fn items(
             .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
         quote::quote_spanned!(span=> ::gtap::__private::kind_of(&#c))
     });
+    let source = source(def);
     quote! {
         #[repr(C)]
         #[allow(non_camel_case_types, reason = "named after the task function")]
@@ -199,6 +200,7 @@ pub(crate) fn items(
             const ID: ::gtap::__private::KindId = #id;
             const NAME: &'static str = #name_str;
             const JOINS: bool = #joins;
+            #source
             const CALLEES: &'static [::gtap::__private::KindId] =
                 &[#(#callees),*];
             #block
@@ -264,5 +266,22 @@ pub(crate) fn fallback(def: &TaskFnDef, block: bool) -> TokenStream {
             }
         }
         #arity
+    }
+}
+
+/// `const SOURCE`: `file!()` and `line!()` spanned at the function's name and at its body's
+/// closing brace, so that they name the user's lines.
+fn source(def: &TaskFnDef) -> TokenStream {
+    let first = def.ident.span();
+    let last = def.body.brace_token.span.close();
+    let file = quote::quote_spanned!(first=> ::core::file!());
+    let first_line = quote::quote_spanned!(first=> ::core::line!());
+    let last_line = quote::quote_spanned!(last=> ::core::line!());
+    quote! {
+        const SOURCE: ::gtap::__private::Source = ::gtap::__private::Source {
+            file: #file,
+            first_line: #first_line,
+            last_line: #last_line,
+        };
     }
 }

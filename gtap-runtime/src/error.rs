@@ -120,7 +120,10 @@ pub enum Error {
         /// How long nothing progressed.
         after: Duration,
     },
-    /// The CUDA context is unusable after an earlier fault; create a new runtime.
+    /// The GPU's CUDA context is unusable after a fault that a run could not stop (an illegal
+    /// address in a task's `unsafe` code, a kernel that never exits), seen by this runtime or
+    /// another on the same GPU. Drop every `Runtime` that uses the GPU (its buffers go with
+    /// it); when the last is dropped the context is reset, and the next `Runtime` works.
     ContextLost,
     /// The run was stopped from outside ([`Runtime::run_with`](crate::Runtime::run_with)): its
     /// token was cancelled or its deadline passed.
@@ -224,7 +227,7 @@ impl fmt::Display for Error {
             ),
             Self::ContextLost => write!(
                 f,
-                "the CUDA context was lost after an earlier fault; create a new Runtime"
+                "the GPU's CUDA context was lost by a fault in an earlier run (of this or another Runtime on the GPU): drop every Runtime that uses the GPU; when the last is dropped the context is reset and a new Runtime works"
             ),
             Self::Cancelled { reason, after } => match reason {
                 crate::CancelReason::Token => write!(f, "the run was cancelled after {after:?}"),

@@ -73,7 +73,7 @@ pub use buffer::{Buffer, Zeroable};
 pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use pause::{Outcome, PauseToken, Paused, SmLimit};
-pub use stats::RunStats;
+pub use stats::{HostPhases, RunStats};
 pub use stop::{CancelReason, CancelToken, RunOptions};
 pub use transfer::{Transfer, TransferPath};
 
@@ -174,6 +174,20 @@ impl Runtime {
     #[must_use]
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// GPU: the free and total bytes of the (first) GPU's memory, as the driver counts them
+    /// (every process's allocations; this runtime's pools and buffers included). `None` on
+    /// the CPU executor.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContextLost`] after a fault, or the driver's error.
+    pub fn device_memory(&self) -> Result<Option<(usize, usize)>> {
+        match &self.engine {
+            Engine::Cpu(_) => Ok(None),
+            Engine::Gpu(g) => g.memory().map(Some),
+        }
     }
 
     /// Statistics of the last successful run; `None` before the first one.

@@ -52,6 +52,26 @@ pub struct RunStats {
     /// GPU: warps that left the run at a batch boundary (pauses and shrinks) and took their
     /// saved state up again later.
     pub rejoins: u64,
+    /// GPU, one GPU: where the host's part of [`RunStats::elapsed`] went (the fixed cost of a
+    /// run, which dominates small runs); zero elsewhere.
+    pub host: HostPhases,
+}
+
+/// The phases of one GPU run as the host sees them, in order; their sum is about
+/// [`RunStats::elapsed`].
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostPhases {
+    /// Up to the launch: the kernel and pools (cached after the first run), the resets of the
+    /// control block, deques and queues and the root's record, queued on the run's stream.
+    pub setup: Duration,
+    /// The launch call, between the timing events.
+    pub launch: Duration,
+    /// From the launch call's return until the host saw the kernel finished: the kernel's
+    /// own time, the queued setup before it, and the watcher's polling latency.
+    pub wait: Duration,
+    /// After the kernel: the control block, queue headers, result and statistics read back.
+    pub readback: Duration,
 }
 
 impl RunStats {

@@ -6,6 +6,7 @@ pub mod binary_tree;
 pub mod chain;
 pub mod cilksort;
 pub mod constructs;
+pub mod faults;
 pub mod fib;
 pub mod mergesort;
 pub mod nqueens;

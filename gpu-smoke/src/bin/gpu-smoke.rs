@@ -528,7 +528,7 @@ fn main() -> ExitCode {
         );
     }
 
-    // ---- a panicking task (last: a trap loses the CUDA context) ----
+    // ---- a panicking task: the run stops, the runtime goes on ----
     if std::env::args().any(|a| a == "nopanic") {
         let failed = t.rows.iter().filter(|r| !r.1).count();
         println!("\n{} checks, {failed} failed", t.rows.len());
@@ -543,13 +543,13 @@ fn main() -> ExitCode {
         .and_then(|buf| rt.run::<Oob, _>(oob, (buf.slice(),)));
     t.row(
         "panic -> TaskPanicked",
-        matches!(r, Err(Error::TaskPanicked { .. })),
+        matches!(&r, Err(Error::TaskPanicked { message, .. }) if message.contains("out of bounds")),
         format!("{r:?}"),
     );
-    let r = rt.run::<Fib, _>(fib, (5,));
+    let r = rt.run::<Fib, _>(fib, (20,));
     t.row(
-        "  next run -> ContextLost",
-        matches!(r, Err(Error::ContextLost)),
+        "  next run on the same runtime -> right",
+        r.as_ref().ok() == Some(&fib_ref(20)),
         format!("{r:?}"),
     );
 

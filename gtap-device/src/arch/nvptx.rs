@@ -106,6 +106,16 @@ pub fn nanosleep(ns: u32) {
     unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
 }
 
+/// Ends the calling thread, leaving the launch running: barriers of the block (`barrier`,
+/// `barrier.red`) and warp collectives (`.sync`) wait for non-exited threads only, and a
+/// shuffle that reads an exited lane gets an unspecified value. The panic path (a task's
+/// panic stops the run without losing the CUDA context, `gpu/mod.rs`).
+#[inline(always)]
+pub fn exit() -> ! {
+    // SAFETY: `exit` ends the thread's execution; it never returns.
+    unsafe { asm!("exit;", options(noreturn, nostack)) }
+}
+
 /// Aborts the kernel: the launch fails and the CUDA context is lost.
 #[inline(always)]
 pub fn trap() -> ! {

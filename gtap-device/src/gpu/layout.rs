@@ -281,11 +281,23 @@ pub struct ErrorRecord {
     pub value: u32,
     /// Panics: the source line.
     pub line: u32,
+    /// Panics: the source column.
+    pub column: u32,
     /// Panics: the length of `file` used.
     pub file_len: u32,
-    /// Panics: the start of the source file's path.
-    pub file: [u8; 64],
+    /// Panics: the end of the source file's path (its last [`PANIC_FILE_BYTES`] bytes).
+    pub file: [u8; PANIC_FILE_BYTES],
+    /// Panics: the length of `message` used.
+    pub message_len: u32,
+    /// Panics: the start of the panic's message, formatted on the GPU (UTF-8, cut at
+    /// [`PANIC_MESSAGE_BYTES`] bytes).
+    pub message: [u8; PANIC_MESSAGE_BYTES],
 }
+
+/// Bytes of a panic's source path kept in the [`ErrorRecord`] (its end).
+pub const PANIC_FILE_BYTES: usize = 96;
+/// Bytes of a panic's message kept in the [`ErrorRecord`] (its start).
+pub const PANIC_MESSAGE_BYTES: usize = 160;
 
 impl Default for ErrorRecord {
     fn default() -> Self {
@@ -297,8 +309,11 @@ impl Default for ErrorRecord {
             limit: 0,
             value: 0,
             line: 0,
+            column: 0,
             file_len: 0,
-            file: [0; 64],
+            file: [0; PANIC_FILE_BYTES],
+            message_len: 0,
+            message: [0; PANIC_MESSAGE_BYTES],
         }
     }
 }
@@ -450,6 +465,7 @@ pub struct Params {
     /// Work-first thread-level kernel: the park records, [`PARK_WORDS`] `u32` per warp
     /// (`park.rs`).
     pub parks: u64,
+
     /// The first block this launch's block 0 stands for (0, except for blocks that rejoin a
     /// running run: `park.rs`).
     pub block_base: u32,

@@ -18,7 +18,8 @@
 //!   execution), `block` (block-level, for programs with a `#[gtap::function(block)]` kind:
 //!   one task per block, or a batch of thread-level tasks).
 //! - the `#[panic_handler]` (nvptx only): a panicking task records [`layout::ERR_PANIC`] with
-//!   the source location in the host-mapped error record, then traps.
+//!   the source location and the message in the host-mapped error record, which
+//!   stops the run, and its thread exits (the launch ends normally; the context survives).
 //!
 //! # A user crate on the GPU
 //!
@@ -90,6 +91,40 @@ fn set_params(params: *const layout::Params) {
     unsafe { crate::arch::nvptx::st_relaxed_gpu_u64(&raw mut GTAP_PARAMS, params as u64) };
 }
 
+/// A bounded [`core::fmt::Write`] into the error record's message (what does not fit is
+/// dropped, cut at a character boundary).
+#[cfg(target_arch = "nvptx64")]
+struct MessageWriter {
+    dst: *mut u8,
+    len: usize,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl core::fmt::Write for MessageWriter {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let room = layout::PANIC_MESSAGE_BYTES - self.len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (i, b) in s.as_bytes()[..n].iter().enumerate() {
+            // SAFETY: `dst` holds PANIC_MESSAGE_BYTES bytes; len + i < that.
+            unsafe { self.dst.add(self.len + i).write_volatile(*b) };
+        }
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// A task that panics stops the run without losing the CUDA context: the first panic of the
+/// run records [`layout::ERR_PANIC`] (the location and the formatted message; the host names
+/// the task from the location, `Program::task_at`)
+/// in the host-mapped error record, which also stops every other worker (`control.error`, as
+/// any recorded error); then the thread *exits*. The rest of its warp leaves the worker loop
+/// at the batch's end (its ballot misses the exited lane), the rest of its block at the
+/// block's barrier (`barrier.red` counts the threads that arrived); the launch ends normally
+/// and the host reports [`Error::TaskPanicked`] with the same runtime usable. A `trap` would
+/// end the launch with an error that poisons the context.
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
@@ -107,25 +142,34 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
             if a::atom_relaxed_gpu_cas_u32(addr_of_mut!((*control).error), 0, layout::ERR_PANIC)
                 == 0
             {
+                let gtid = a::block_idx_x() * a::block_dim_x() + a::thread_idx_x();
                 if let Some(loc) = info.location() {
                     let file = loc.file().as_bytes();
-                    let n = file.len().min(64);
+                    let n = file.len().min(layout::PANIC_FILE_BYTES);
                     let dst = addr_of_mut!((*error).file).cast::<u8>();
-                    for (i, b) in file[..n].iter().enumerate() {
+                    for (i, b) in file[file.len() - n..].iter().enumerate() {
                         dst.add(i).write_volatile(*b);
                     }
                     // Ordering: relaxed, scope .sys; published by the release of `code`.
                     a::st_relaxed_sys_u32(addr_of_mut!((*error).file_len), n as u32);
                     a::st_relaxed_sys_u32(addr_of_mut!((*error).line), loc.line());
+                    a::st_relaxed_sys_u32(addr_of_mut!((*error).column), loc.column());
                 }
+                let mut w = MessageWriter {
+                    dst: addr_of_mut!((*error).message).cast::<u8>(),
+                    len: 0,
+                };
+                let _ = core::fmt::write(&mut w, format_args!("{}", info.message()));
+                a::st_relaxed_sys_u32(addr_of_mut!((*error).message_len), w.len as u32);
+                a::st_relaxed_sys_u32(addr_of_mut!((*error).warp), gtid / 32);
                 a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), a::lane_id());
                 a::fence_sc_sys();
-                // Ordering: release, scope .sys; the host reads the record after the trap.
+                // Ordering: release, scope .sys; the host reads the record after the launch.
                 a::st_release_sys_u32(addr_of_mut!((*error).code), layout::ERR_PANIC);
             }
         }
     }
-    a::trap()
+    a::exit()
 }
 
 /// Emits the GPU entry points of a program, `ptx-kernel`s taking a pointer to

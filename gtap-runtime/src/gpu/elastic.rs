@@ -378,7 +378,7 @@ impl Inner {
         stop: &Stop,
     ) -> Result<Segment<T::Output>> {
         let t0 = Instant::now();
-        if self.poisoned {
+        if self.lost() {
             return Err(Error::ContextLost);
         }
         self.bind()?;

@@ -32,11 +32,20 @@ impl Inner {
             self.wait(launch.warps, stop, Some((&mut steering, &k)))?;
             return self.end_segment::<P, T>(launch, &steering, t0);
         }
+        let t1 = Instant::now();
         self.launch(&launch)?;
+        let t2 = Instant::now();
         self.wait(launch.warps, stop, None)?;
+        let t3 = Instant::now();
         let end = self.finish::<P, T>(launch)?;
         let mut stats = end.stats;
         stats.elapsed = t0.elapsed();
+        stats.host = HostPhases {
+            setup: t1 - t0,
+            launch: t2 - t1,
+            wait: t3 - t2,
+            readback: stats.elapsed.saturating_sub(t3 - t0),
+        };
         match end.output {
             Some(out) => Ok(Segment::Done(out, stats)),
             None => Err(Error::Protocol {
@@ -54,7 +63,7 @@ impl Inner {
         stride: usize,
         part: Part,
     ) -> Result<Launch> {
-        if self.poisoned {
+        if self.lost() {
             return Err(Error::ContextLost);
         }
         self.bind()?;
@@ -70,6 +79,7 @@ impl Inner {
         }
         let k = self.kernel::<P>(part.gpus > 1)?;
         let warps = k.grid * k.workers_per_block;
+
         if part.gpus > 1 && warps < 2 {
             // The last warp of each GPU of a multi-GPU run is its courier and runs no tasks.
             return Err(Error::InvalidConfig {

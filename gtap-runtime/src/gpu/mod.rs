@@ -32,6 +32,7 @@
 //! `multi.rs`; pause, resume and the SM limit: `elastic.rs`; data: `transfer.rs`,
 //! `staging.rs`, `pipeline.rs`; the register cap: `regcap.rs`.
 
+mod contexts;
 mod elastic;
 mod kernel;
 mod launch;
@@ -72,7 +73,7 @@ use gtap_device::task::{Program, TaskFn};
 use crate::{
     config::{Config, Scheduler, MAX_GPUS},
     error::{Error, Result},
-    stats::RunStats,
+    stats::{HostPhases, RunStats},
 };
 
 type CuResult = sys::CUresult;
@@ -350,6 +351,7 @@ struct Inner {
     error_dev: u64,
     /// Pinned host buffer for progress snapshots (grown on demand).
     progress_host: Vec<u32>,
+
     poisoned: bool,
     /// The CUDA device ordinal.
     ordinal: u32,
@@ -366,6 +368,9 @@ struct Inner {
     paused: Option<elastic::PausedRun>,
     /// Streams and params copies for kernels of blocks that rejoin a running run.
     rejoin: Vec<elastic::RejoinSlot>,
+    /// This engine's use of the device's primary context (`contexts.rs`). Last: dropped after
+    /// `ctx`, so that a lost context is reset once nothing of this engine holds it.
+    context_use: contexts::Use,
 }
 
 // SAFETY: the raw handles are plain driver handles, valid from any thread once the context is
@@ -399,6 +404,7 @@ impl Inner {
                 reason: "the PTX module is empty".into(),
             });
         }
+        let context_use = contexts::Use::enter(ordinal)?;
         let ctx = CudaContext::new(ordinal as usize)
             .map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
         ctx.bind_to_thread()
@@ -439,6 +445,7 @@ impl Inner {
             run_params: Params::default(),
             paused: None,
             rejoin: Vec::new(),
+            context_use,
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
         // SAFETY: out-pointers to fields of `me`; the context is bound.
@@ -474,6 +481,19 @@ impl Inner {
         Ok(me)
     }
 
+    /// Whether the context is unusable: a fault this engine saw, or one another engine on the
+    /// same device saw (`contexts.rs`).
+    fn lost(&self) -> bool {
+        self.poisoned || !self.context_use.current()
+    }
+
+    /// Marks the context lost after a fault or a kernel that would not stop, for this engine
+    /// and every other on the device.
+    fn poison(&mut self) {
+        self.poisoned = true;
+        self.context_use.lose();
+    }
+
     fn bind(&self) -> Result<()> {
         self.ctx
             .bind_to_thread()
@@ -484,7 +504,7 @@ impl Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         // After a fault the context is gone: every call would fail; leak instead.
-        if self.poisoned || self.bind().is_err() {
+        if self.lost() || self.bind().is_err() {
             return;
         }
         self.free_rejoins();
@@ -571,6 +591,21 @@ impl GpuBackend {
         }
         multi::run::<P, T>(&mut self.inner, &mut self.others, args, stride, stop)
             .map(|(o, st)| Segment::Done(o, st))
+    }
+
+    /// Free and total bytes of the first GPU's memory (the driver's count: every process's
+    /// allocations, this one's pools and buffers included).
+    pub(crate) fn memory(&self) -> Result<(usize, usize)> {
+        if self.inner.lost() {
+            return Err(Error::ContextLost);
+        }
+        self.inner.bind()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: out-pointers; the context is bound.
+        check("cuMemGetInfo", unsafe {
+            sys::cuMemGetInfo_v2(&raw mut free, &raw mut total)
+        })?;
+        Ok((free, total))
     }
 
     /// Launches the paused run of this runtime again (`elastic.rs`).

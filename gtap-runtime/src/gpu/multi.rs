@@ -308,7 +308,7 @@ fn wait_exit(all: &mut [&mut Inner], running: &mut [bool]) {
     }
     for (i, inner) in all.iter_mut().enumerate() {
         if running[i] {
-            inner.poisoned = true;
+            inner.poison();
         }
     }
 }

@@ -337,7 +337,7 @@ impl Drop for Transfers {
 impl super::GpuBackend {
     /// [`Error::ContextLost`] after a fault (every driver call would fail).
     fn live(&self) -> Result<()> {
-        if self.inner.poisoned {
+        if self.inner.lost() {
             Err(Error::ContextLost)
         } else {
             Ok(())

@@ -82,7 +82,7 @@ impl Inner {
                 e => return Stopped::Failed(e),
             }
         }
-        self.poisoned = true;
+        self.poison();
         Stopped::Stuck
     }
 
@@ -139,32 +139,31 @@ impl Inner {
     pub(super) fn abort(&mut self, after: Duration) -> Error {
         if let Stopped::Failed(_) = self.abort_and_wait() {
             // The stream failed while stopping: the context cannot be trusted.
-            self.poisoned = true;
+            self.poison();
         }
         Error::Hang { after }
     }
 
     /// The error of a failed launch (trap, illegal address): the context is lost.
     pub(super) fn fault(&mut self, r: CuResult) -> Error {
-        self.poisoned = true;
+        self.poison();
         // SAFETY: host-mapped memory, valid until drop; the device finished writing it before
         // the trap.
         let rec = unsafe { self.error_host.read_volatile() };
         if rec.code == layout::ERR_PANIC {
-            let n = (rec.file_len as usize).min(rec.file.len());
-            let file = String::from_utf8_lossy(&rec.file[..n]);
+            // A panic recorded before the launch failed for another reason.
             return Error::TaskPanicked {
                 task: "<a task on the GPU>",
                 message: format!(
-                    "panicked at {file}:{} (warp {}, lane {}); the CUDA context is lost, create a new Runtime (run on the CPU backend for the panic message)",
-                    rec.line, rec.warp, rec.lane
+                    "{}; the launch then failed and the CUDA context is lost: drop every Runtime that uses the GPU, and the next Runtime gets a fresh context",
+                    panic_message(&rec)
                 ),
             };
         }
         Error::DeviceFault {
             code: r as u32,
             detail: format!(
-                "the kernel failed with {r:?}; the CUDA context is lost, create a new Runtime"
+                "the kernel failed with {r:?}; the CUDA context is lost: drop every Runtime that uses the GPU, and the next Runtime gets a fresh context"
             ),
         }
     }
@@ -214,6 +213,14 @@ impl Inner {
                 limit: "Config::max_children",
                 capacity: u64::from(rec.limit),
             },
+            layout::ERR_PANIC => {
+                let n = (rec.file_len as usize).min(rec.file.len());
+                let file = String::from_utf8_lossy(&rec.file[..n]);
+                Error::TaskPanicked {
+                    task: P::task_at(&file, rec.line).unwrap_or("<a task on the GPU>"),
+                    message: panic_message(&rec),
+                }
+            }
             0 => Error::Protocol {
                 task: "<gpu scheduler>",
                 detail: "an error was flagged but not recorded",
@@ -224,4 +231,19 @@ impl Inner {
             },
         }
     }
+}
+
+/// A panic's record as the message of [`Error::TaskPanicked`]: `panicked at file:line:column:
+/// message (warp w, lane l)`, the path's start and the message's end cut where the record is.
+fn panic_message(rec: &ErrorRecord) -> String {
+    let n = (rec.file_len as usize).min(rec.file.len());
+    let cut = if n == rec.file.len() { "..." } else { "" };
+    let file = String::from_utf8_lossy(&rec.file[..n]);
+    let m = (rec.message_len as usize).min(rec.message.len());
+    let message = String::from_utf8_lossy(&rec.message[..m]);
+    let more = if m == rec.message.len() { "..." } else { "" };
+    format!(
+        "panicked at {cut}{file}:{}:{}: {message}{more} (warp {}, lane {})",
+        rec.line, rec.column, rec.warp, rec.lane
+    )
 }

@@ -695,8 +695,11 @@ pub unsafe fn block_worker<
             }
         }
         spawned_total = spawned_total.wrapping_add(spawned);
-        // Release side: every thread's frame, header and ring writes, then the fence.
-        let any_aborted = a::bar_red_or(aborted);
+        // Release side: every thread's frame, header and ring writes, then the fence. A
+        // thread that aborted (an error is recorded), or that panicked and exited (the panic
+        // handler, `gpu/mod.rs`: the barrier counts only the threads that arrived), ends the
+        // block's run.
+        let any_aborted = a::bar_red_popc(!aborted) != threads;
         if PROFILE && t == 0 {
             // SAFETY: thread 0 owns the block's profile record; SPAWNED is complete after
             // the barrier.

@@ -176,7 +176,8 @@ pub(crate) const INLINE_MAX_TASKS: u32 = 4;
 
 /// Runs the lane's batch task `task` and, work first, up to `budget` more steps it leads to
 /// inline (see the module doc); `cur_q` is the batch's queue, `lane_free` the lane's
-/// free-array count; `wf` says whether this is the work-first kernel. A zero budget (the ablations, or a broad batch) runs one step.
+/// free-array count; `wf` says whether this is the work-first kernel. A zero budget (the
+/// ablations, or a broad batch) runs one step.
 ///
 /// # Safety
 ///

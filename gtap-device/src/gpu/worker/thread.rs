@@ -362,7 +362,9 @@ pub unsafe fn thread_worker<
         if !wf {
             a::fence_acq_rel_gpu();
         }
-        if a::vote_sync_ballot_b32(FULL, aborted) != 0 {
+        // A lane that aborted (an error is recorded), or that panicked and exited (the panic
+        // handler, `gpu/mod.rs`: it is missing from the ballot), ends the warp's run.
+        if a::vote_sync_ballot_b32(FULL, !aborted) != FULL {
             break;
         }
         let mut joins = 0;

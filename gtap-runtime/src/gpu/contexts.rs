@@ -1,0 +1,114 @@
+//! The process's record of each CUDA device's primary context: how many GPU engines
+//! ([`Inner`](super::Inner)s) use it, and whether a fault lost it.
+//!
+//! Every `Inner` of a device shares the device's primary context. A fault the runtime cannot
+//! stop (an illegal address in a task's `unsafe` code, a kernel that never exits) leaves that
+//! context unusable for everyone in the process, so:
+//!
+//! - the `Inner` that saw the fault marks the device lost ([`Use::lose`]); every other `Inner`
+//!   on it sees the mark before its next run or transfer ([`Use::current`]) and answers
+//!   [`Error::ContextLost`] instead of failing in the driver's words;
+//! - a new `Inner` on a lost device is refused ([`Use::enter`]) while any other still uses it;
+//! - when the last one is dropped, the context is reset (`cuDevicePrimaryCtxReset`: every
+//!   allocation in it is destroyed) and the mark cleared, so the next `Runtime` in the process
+//!   gets a fresh context.
+//!
+//! Invariant: `live` counts the `Use`s of the device that exist; `generation` only grows, by
+//! one per loss.
+
+use std::sync::{Mutex, MutexGuard};
+
+use cudarc::driver::sys;
+
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Device {
+    live: u32,
+    lost: bool,
+    generation: u64,
+}
+
+static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
+
+fn devices() -> MutexGuard<'static, Vec<Device>> {
+    // Nothing panics while holding the lock; a poisoned lock still holds consistent counts.
+    DEVICES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn device(all: &mut Vec<Device>, ordinal: u32) -> &mut Device {
+    let i = ordinal as usize;
+    if all.len() <= i {
+        all.resize(i + 1, Device::default());
+    }
+    &mut all[i]
+}
+
+/// One `Inner`'s use of a device's primary context (dropped after the `Inner`'s own context
+/// handle: see the field order of `Inner`).
+#[derive(Debug)]
+pub(super) struct Use {
+    ordinal: u32,
+    generation: u64,
+}
+
+impl Use {
+    /// Registers a new user of device `ordinal`, before its context is retained.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContextLost`] when a fault lost the device's context and another runtime (or
+    /// another GPU of one) still uses it.
+    pub(super) fn enter(ordinal: u32) -> Result<Self> {
+        let mut all = devices();
+        let d = device(&mut all, ordinal);
+        if d.lost {
+            return Err(Error::ContextLost);
+        }
+        d.live += 1;
+        Ok(Self {
+            ordinal,
+            generation: d.generation,
+        })
+    }
+
+    /// Whether the context is as this user found it (no fault lost it since).
+    pub(super) fn current(&self) -> bool {
+        let mut all = devices();
+        device(&mut all, self.ordinal).generation == self.generation
+    }
+
+    /// Marks the device's context lost: a fault this user saw.
+    pub(super) fn lose(&self) {
+        let mut all = devices();
+        let d = device(&mut all, self.ordinal);
+        if d.generation == self.generation {
+            d.lost = true;
+            d.generation += 1;
+        }
+    }
+}
+
+impl Drop for Use {
+    fn drop(&mut self) {
+        let mut all = devices();
+        let d = device(&mut all, self.ordinal);
+        d.live -= 1;
+        if d.lost && d.live == 0 {
+            let mut dev: sys::CUdevice = 0;
+            // SAFETY: plain driver calls on a device ordinal that was opened before; no user
+            // of the context is left in this process (buffers that outlived their runtime
+            // hold handles whose frees now fail, which their drops ignore).
+            unsafe {
+                if sys::cuDeviceGet(&raw mut dev, self.ordinal as i32)
+                    == sys::CUresult::CUDA_SUCCESS
+                {
+                    let _ = sys::cuDevicePrimaryCtxReset_v2(dev);
+                }
+            }
+            d.lost = false;
+        }
+    }
+}
