@@ -14,6 +14,8 @@
 #          checked (also part of quick).
 #   cancel: stopping runs from outside (token, deadline), latency, the next run checked (also
 #          part of quick).
+#   soak:  a long-lived program: small runs' fixed cost, 100,000 mixed runs with injected
+#          errors and memory checked, a fault that loses the context (also part of quick).
 #   pause: pause and resume, elastic workers (the SM limit changing during a run), the pause
 #          latency, every answer checked; memcheck on a small paused run (also part of quick).
 #   gpus:  every example on all GPUs of this machine (--devices all), each answer checked,
@@ -165,6 +167,16 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = cancel ]; then
     check "memcheck cancel fib(40) after 20 ms" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/cancel 40 20 --gpu --reps 2
   fi
 fi
+if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = soak ]; then
+  # A long-lived program: small runs' fixed cost, 100,000 mixed runs with an error injected
+  # every 250 (panics, PoolExhausted, cancel, deadline, a hang), memory at start/middle/end,
+  # then a fault that loses the context and a new runtime after it.
+  check "soak: 100,000 runs, injected errors, a lost context" 600 $B/soak 100000 --gpu
+  check "soak, 2 partitions (panics on either)" 300 $B/soak 5000 --gpu --devices partitions:2
+  if [ -n "$SAN" ]; then
+    check "memcheck soak (small)"             300 "$SAN" --tool memcheck --error-exitcode 9 $B/soak 600 keep --gpu
+  fi
+fi
 if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = pause ]; then
   # Pause and resume (fib at several points and repeatedly, nqueens, UTS, a BFS without joins),
   # the SM limit changing while runs go on (with pauses too), every answer checked.
@@ -212,6 +224,7 @@ if [ "$mode" = gpus ]; then
   check "all GPUs constructs"                 180 $B/constructs --gpu --devices all
   check "all GPUs BFS R-MAT 2^20"             180 $B/bfs rmat 20 --gpu --devices all
   check "all GPUs SpMV 10^5 rows"             180 $B/spmv random 100000 64 --gpu --devices all
+  check "all GPUs soak (panics on any GPU)"   300 $B/soak 5000 --gpu --devices all
   if [ -n "$SAN" ]; then
     check "memcheck GPUs 0,1 fib(18)"         240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices 0,1
     check "memcheck GPUs 0,1 UTS b0 100"      240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu --devices 0,1

@@ -24,12 +24,16 @@ pub fn slice_sum(data: Slice<u64>, lo: u32, hi: u32) -> u64 {
     a + b
 }
 
-/// fib(n) with a task per call; the task that reaches `n == fail_at` fails: with
-/// `how = 1` it panics with a formatted message, with `how = 2` it unwraps a `None`.
+/// fib(n) with a task per call; the task that reaches `n == fail_at` fails: with `how = 1`
+/// it panics with a literal message, with `how = 3` with a formatted one (whose text only the
+/// CPU executor keeps), with `how = 2` it unwraps a `None`.
 #[gtap::function]
 pub fn fib_failing(n: u32, fail_at: u32, how: u32) -> u64 {
     if n == fail_at {
         if how == 1 {
+            panic!("fib_failing reached its failure point");
+        }
+        if how == 3 {
             panic!("fib_failing reached n = {n}");
         }
         let nothing: Option<u64> = if how == 2 { None } else { Some(0) };

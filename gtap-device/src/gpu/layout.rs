@@ -287,15 +287,18 @@ pub struct ErrorRecord {
     pub file_len: u32,
     /// Panics: the end of the source file's path (its last [`PANIC_FILE_BYTES`] bytes).
     pub file: [u8; PANIC_FILE_BYTES],
-    /// Panics: the length of `message` used.
+    /// Panics: the length of `message` used, or [`MESSAGE_FORMATTED`].
     pub message_len: u32,
-    /// Panics: the start of the panic's message, formatted on the GPU (UTF-8, cut at
+    /// Panics: the start of the panic's message when it is a literal (UTF-8, cut at
     /// [`PANIC_MESSAGE_BYTES`] bytes).
     pub message: [u8; PANIC_MESSAGE_BYTES],
 }
 
 /// Bytes of a panic's source path kept in the [`ErrorRecord`] (its end).
 pub const PANIC_FILE_BYTES: usize = 96;
+/// [`ErrorRecord::message_len`] of a panic whose message has arguments: the GPU keeps only
+/// literal messages (formatting's code in a kernel's call graph raises its registers).
+pub const MESSAGE_FORMATTED: u32 = u32::MAX;
 /// Bytes of a panic's message kept in the [`ErrorRecord`] (its start).
 pub const PANIC_MESSAGE_BYTES: usize = 160;
 

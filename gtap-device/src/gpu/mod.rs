@@ -91,34 +91,9 @@ fn set_params(params: *const layout::Params) {
     unsafe { crate::arch::nvptx::st_relaxed_gpu_u64(&raw mut GTAP_PARAMS, params as u64) };
 }
 
-/// A bounded [`core::fmt::Write`] into the error record's message (what does not fit is
-/// dropped, cut at a character boundary).
-#[cfg(target_arch = "nvptx64")]
-struct MessageWriter {
-    dst: *mut u8,
-    len: usize,
-}
-
-#[cfg(target_arch = "nvptx64")]
-impl core::fmt::Write for MessageWriter {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let room = layout::PANIC_MESSAGE_BYTES - self.len;
-        let mut n = s.len().min(room);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        for (i, b) in s.as_bytes()[..n].iter().enumerate() {
-            // SAFETY: `dst` holds PANIC_MESSAGE_BYTES bytes; len + i < that.
-            unsafe { self.dst.add(self.len + i).write_volatile(*b) };
-        }
-        self.len += n;
-        Ok(())
-    }
-}
-
 /// A task that panics stops the run without losing the CUDA context: the first panic of the
-/// run records [`layout::ERR_PANIC`] (the location and the formatted message; the host names
-/// the task from the location, `Program::task_at`)
+/// run records [`layout::ERR_PANIC`] (the location, and the message when it is a literal; the
+/// host names the task from the location, `Program::task_at`)
 /// in the host-mapped error record, which also stops every other worker (`control.error`, as
 /// any recorded error); then the thread *exits*. The rest of its warp leaves the worker loop
 /// at the batch's end (its ballot misses the exited lane), the rest of its block at the
@@ -128,6 +103,16 @@ impl core::fmt::Write for MessageWriter {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    record_panic(info);
+    crate::arch::nvptx::exit()
+}
+
+/// The panic handler's record: the location, and the message when it is a literal (a
+/// formatted one is marked [`layout::MESSAGE_FORMATTED`]).
+#[cfg(target_arch = "nvptx64")]
+#[cold]
+#[inline(never)]
+fn record_panic(info: &core::panic::PanicInfo<'_>) {
     use crate::arch::nvptx as a;
     use core::ptr::addr_of_mut;
     // SAFETY: GTAP_PARAMS is a valid static; when set, it points at the run's params, whose
@@ -155,12 +140,23 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
                     a::st_relaxed_sys_u32(addr_of_mut!((*error).line), loc.line());
                     a::st_relaxed_sys_u32(addr_of_mut!((*error).column), loc.column());
                 }
-                let mut w = MessageWriter {
-                    dst: addr_of_mut!((*error).message).cast::<u8>(),
-                    len: 0,
-                };
-                let _ = core::fmt::write(&mut w, format_args!("{}", info.message()));
-                a::st_relaxed_sys_u32(addr_of_mut!((*error).message_len), w.len as u32);
+                // A literal message only: formatting's code, anywhere in a kernel's call graph,
+                // raised the kernel's registers (ptxas sizes a kernel for its callees too; UTS
+                // and nqueens went from 128 to 132 and 129 to 131 registers).
+                if let Some(m) = info.message().as_str() {
+                    let m = m.as_bytes();
+                    let n = m.len().min(layout::PANIC_MESSAGE_BYTES);
+                    let dst = addr_of_mut!((*error).message).cast::<u8>();
+                    for (i, b) in m[..n].iter().enumerate() {
+                        dst.add(i).write_volatile(*b);
+                    }
+                    a::st_relaxed_sys_u32(addr_of_mut!((*error).message_len), n as u32);
+                } else {
+                    a::st_relaxed_sys_u32(
+                        addr_of_mut!((*error).message_len),
+                        layout::MESSAGE_FORMATTED,
+                    );
+                }
                 a::st_relaxed_sys_u32(addr_of_mut!((*error).warp), gtid / 32);
                 a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), a::lane_id());
                 a::fence_sc_sys();
@@ -169,7 +165,6 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
             }
         }
     }
-    a::exit()
 }
 
 /// Emits the GPU entry points of a program, `ptx-kernel`s taking a pointer to

@@ -2,6 +2,8 @@
 //! program, the params and control block, the root slot, the launch between two timing
 //! events, and the readback of the result, the statistics and the profile.
 
+use std::ptr::addr_of_mut;
+
 use super::*;
 
 impl Inner {
@@ -429,72 +431,83 @@ impl Inner {
         } = l;
         let w = warps as usize;
         let s = self.stream;
-        let mut ctl = Control::default();
-        // SAFETY: the control block holds one Control.
-        unsafe { dtoh(&raw mut ctl, self.control, s)? };
+        // Everything read back lands in pinned memory and is waited for once (`readback.rs`).
+        let hp = self.readback.headers()?;
+        let sp = self.readback_stats.stats(w)?;
+        let wf = self.pools.as_ref().filter(|p| p.wf);
+        let queues = wf.map_or(0, |p| gq_rings(p.queues, p.inbox != 0) as usize);
+        let mut kernel_ms = 0f32;
+        // SAFETY: `hp` and `sp` are pinned regions of these sizes, read only after the
+        // synchronization below; each source region holds what is copied from it.
+        unsafe {
+            readback::queue(
+                addr_of_mut!((*hp).control).cast(),
+                self.control,
+                size_of::<Control>(),
+                s,
+            )?;
+            if let Some(p) = wf {
+                readback::queue(
+                    addr_of_mut!((*hp).spill).cast(),
+                    p.spill,
+                    size_of::<SpillHeader>(),
+                    s,
+                )?;
+                readback::queue(
+                    addr_of_mut!((*hp).queues).cast(),
+                    p.gq_headers,
+                    queues * size_of::<GlobalQueueHeader>(),
+                    s,
+                )?;
+                if p.inbox != 0 {
+                    readback::queue(
+                        addr_of_mut!((*hp).inbox).cast(),
+                        p.inbox,
+                        size_of::<GlobalQueueHeader>(),
+                        s,
+                    )?;
+                }
+            }
+            if self.gpu_index == 0 && size_of::<T::Output>() > 0 {
+                readback::queue(
+                    addr_of_mut!((*hp).root).cast(),
+                    self.root_result,
+                    size_of::<T::Output>(),
+                    s,
+                )?;
+            }
+            readback::queue(sp.cast(), stats_dev, w * size_of::<WarpStats>(), s)?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
+            check(
+                "cuEventElapsedTime",
+                sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
+            )?;
+        }
+        // SAFETY: written by the copies above, complete after the synchronization.
+        let h = unsafe { &*hp };
+        let ctl = h.control;
         if let Some(p) = self.pools.as_mut().filter(|p| p.wf) {
-            let mut spill = SpillHeader::default();
-            // SAFETY: the spill header holds one SpillHeader.
-            unsafe { dtoh(&raw mut spill, p.spill, s)? };
             // Entries in [pop_pos, push_pos) were left in the ring by this run.
-            p.spill_dirty = ctl.error != 0 || spill.push_pos != spill.pop_pos;
+            p.spill_dirty = ctl.error != 0 || h.spill.push_pos != h.spill.pop_pos;
             // Positions reserved past the last claim hold (or will hold) entries; an error
             // may have stopped a pusher or a claimer half way.
-            let mut left = ctl.error != 0;
-            for q in 0..u64::from(gq_rings(p.queues, p.inbox != 0)) {
-                let mut g = GlobalQueueHeader::default();
-                let at = p.gq_headers + q * size_of::<GlobalQueueHeader>() as u64;
-                // SAFETY: the overflow queues' headers hold `queues` GlobalQueueHeader.
-                unsafe { dtoh(&raw mut g, at, s)? };
-                left |= g.alloc != g.head;
-            }
-            p.gq_dirty = left;
+            p.gq_dirty = ctl.error != 0 || h.queues[..queues].iter().any(|g| g.alloc != g.head);
             if p.inbox != 0 {
-                let mut g = GlobalQueueHeader::default();
-                // SAFETY: the inbox starts with one GlobalQueueHeader.
-                unsafe { dtoh(&raw mut g, p.inbox, s)? };
-                p.inbox_dirty = ctl.error != 0 || g.alloc != g.head;
+                p.inbox_dirty = ctl.error != 0 || h.inbox.alloc != h.inbox.head;
             }
         }
         if ctl.error != 0 {
             return Err(self.device_error::<P>());
         }
         let root_here = ctl.done != 0 && self.gpu_index == 0;
-        let mut out = MaybeUninit::<T::Output>::uninit();
-        let mut stats = vec![WarpStats::default(); w];
-        let mut kernel_ms = 0f32;
-        // SAFETY: the root wrote its output (a `T::Output`) to root_result; stats hold `w`
-        // entries.
-        let output = unsafe {
-            if root_here && size_of::<T::Output>() > 0 {
-                check(
-                    "cuMemcpyDtoHAsync",
-                    sys::cuMemcpyDtoHAsync_v2(
-                        out.as_mut_ptr().cast(),
-                        self.root_result,
-                        size_of::<T::Output>(),
-                        s,
-                    ),
-                )?;
-            }
-            check(
-                "cuMemcpyDtoHAsync",
-                sys::cuMemcpyDtoHAsync_v2(
-                    stats.as_mut_ptr().cast(),
-                    stats_dev,
-                    w * size_of::<WarpStats>(),
-                    s,
-                ),
-            )?;
-            check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
-            check(
-                "cuEventElapsedTime",
-                sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
-            )?;
-            root_here.then(|| out.assume_init())
+        // SAFETY: the root wrote its output (a `T::Output`) to root_result, copied above; the
+        // stats region holds `w` entries.
+        let (output, stats) = unsafe {
+            let output = root_here.then(|| h.root.as_ptr().cast::<T::Output>().read_unaligned());
+            (output, std::slice::from_raw_parts(sp, w))
         };
         let (mut steps, mut spawned, mut steals) = (0u64, 0u64, 0u64);
-        for st in &stats {
+        for st in stats {
             steps += u64::from(st.steps);
             spawned += u64::from(st.spawned);
             steals += u64::from(st.steals);

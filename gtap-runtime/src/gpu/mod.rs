@@ -40,6 +40,7 @@ mod multi;
 mod pipeline;
 mod pools;
 mod profile_region;
+mod readback;
 mod regcap;
 mod staging;
 mod transfer;
@@ -54,7 +55,7 @@ use profile_region::ProfileRegion;
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::mem::{size_of, MaybeUninit};
+use std::mem::size_of;
 use std::ptr::null_mut;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -368,6 +369,10 @@ struct Inner {
     paused: Option<elastic::PausedRun>,
     /// Streams and params copies for kernels of blocks that rejoin a running run.
     rejoin: Vec<elastic::RejoinSlot>,
+    /// Pinned memory the run's readback lands in (`readback.rs`): the headers and root
+    /// result, and the per-warp statistics.
+    readback: readback::Pinned,
+    readback_stats: readback::Pinned,
     /// This engine's use of the device's primary context (`contexts.rs`). Last: dropped after
     /// `ctx`, so that a lost context is reset once nothing of this engine holds it.
     context_use: contexts::Use,
@@ -445,6 +450,8 @@ impl Inner {
             run_params: Params::default(),
             paused: None,
             rejoin: Vec::new(),
+            readback: readback::Pinned::empty(),
+            readback_stats: readback::Pinned::empty(),
             context_use,
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
@@ -646,20 +653,4 @@ unsafe fn htod<T: Copy>(dst: u64, v: &T, s: sys::CUstream) -> Result<()> {
     check("cuMemcpyHtoDAsync", unsafe {
         sys::cuMemcpyHtoDAsync_v2(dst, (v as *const T).cast(), size_of::<T>(), s)
     })
-}
-
-/// Copies one `T` from device address `src` and waits for it.
-///
-/// # Safety
-///
-/// `src` holds a `T` and `out` is valid for a write of one.
-unsafe fn dtoh<T: Copy>(out: *mut T, src: u64, s: sys::CUstream) -> Result<()> {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        check(
-            "cuMemcpyDtoHAsync",
-            sys::cuMemcpyDtoHAsync_v2(out.cast(), src, size_of::<T>(), s),
-        )?;
-        check("cuStreamSynchronize", sys::cuStreamSynchronize(s))
-    }
 }

@@ -43,10 +43,16 @@ impl Inner {
             })?;
         let global = self.config.scheduler == Scheduler::GlobalQueue;
         if let Some(p) = &self.pools {
+            // Work first on one GPU, records up to twice the size this program needs serve it
+            // too (its frames fit; the pools hold at least half as many records): programs
+            // that take turns on one runtime keep one set of pools, where each switch cost a
+            // reallocation of gigabytes (about 10 ms a run).
+            let slots_fit = p.slot_bytes == slot_bytes
+                || (wf && !multi && p.slot_bytes > slot_bytes && p.slot_bytes <= 2 * slot_bytes);
             if p.warps == warps
                 && p.pool_warps == pool_warps
                 && p.queue_cap == queue_entries.next_power_of_two().max(64)
-                && p.slot_bytes == slot_bytes
+                && slots_fit
                 && p.queues == queues
                 && p.n == n
                 && (p.gq_rings != 0) == (global || wf)

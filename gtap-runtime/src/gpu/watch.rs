@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// How long the watcher polls a run without sleeping: the whole of a small run, a negligible
+/// part of a long one (one host thread, busy meanwhile).
+const SPIN_WAIT: Duration = Duration::from_millis(2);
+
 impl Inner {
     /// Waits for the kernel, polling the progress counters; a hang or a fault becomes an error.
     /// A steered run (`elastic.rs`) also looks at its pause and SM-limit requests.
@@ -14,8 +18,9 @@ impl Inner {
         mut steering: Option<(&mut elastic::Steering, &Kernel)>,
     ) -> Result<()> {
         let mut last_sum = 0u64;
-        let mut last_change = Instant::now();
-        let mut next_poll = Instant::now() + Duration::from_millis(10);
+        let started = Instant::now();
+        let mut last_change = started;
+        let mut next_poll = started + Duration::from_millis(10);
         let mut sleep_us = 5;
         loop {
             // SAFETY: a valid stream.
@@ -44,6 +49,12 @@ impl Inner {
                 } else if now - last_change > self.config.watchdog {
                     return Err(self.abort(now - last_change));
                 }
+            }
+            if now - started < SPIN_WAIT {
+                // A small run ends within microseconds: a sleep would cost more than the run
+                // (Linux wakes a sleeper 50 us late at the least).
+                std::hint::spin_loop();
+                continue;
             }
             std::thread::sleep(Duration::from_micros(sleep_us));
             sleep_us = (sleep_us * 2).min(if stop.armed() { STOP_POLL_US } else { 200 });
@@ -239,9 +250,16 @@ fn panic_message(rec: &ErrorRecord) -> String {
     let n = (rec.file_len as usize).min(rec.file.len());
     let cut = if n == rec.file.len() { "..." } else { "" };
     let file = String::from_utf8_lossy(&rec.file[..n]);
-    let m = (rec.message_len as usize).min(rec.message.len());
-    let message = String::from_utf8_lossy(&rec.message[..m]);
-    let more = if m == rec.message.len() { "..." } else { "" };
+    let (message, more) = if rec.message_len == layout::MESSAGE_FORMATTED {
+        (
+            "(a message with arguments: the GPU keeps literal messages only; the CPU executor gives it whole)".into(),
+            "",
+        )
+    } else {
+        let m = (rec.message_len as usize).min(rec.message.len());
+        let more = if m == rec.message.len() { "..." } else { "" };
+        (String::from_utf8_lossy(&rec.message[..m]), more)
+    };
     format!(
         "panicked at {cut}{file}:{}:{}: {message}{more} (warp {}, lane {})",
         rec.line, rec.column, rec.warp, rec.lane
