@@ -25,8 +25,8 @@ pub fn slice_sum(data: Slice<u64>, lo: u32, hi: u32) -> u64 {
 }
 
 /// fib(n) with a task per call; the task that reaches `n == fail_at` fails: with `how = 1`
-/// it panics with a literal message, with `how = 3` with a formatted one (whose text only the
-/// CPU executor keeps), with `how = 2` it unwraps a `None`.
+/// it panics with a literal message, with `how = 3` with a formatted one, with `how = 2` it
+/// unwraps a `None`.
 #[gtap::function]
 pub fn fib_failing(n: u32, fail_at: u32, how: u32) -> u64 {
     if n == fail_at {

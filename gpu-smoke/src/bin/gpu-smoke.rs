@@ -543,7 +543,7 @@ fn main() -> ExitCode {
         .and_then(|buf| rt.run::<Oob, _>(oob, (buf.slice(),)));
     t.row(
         "panic -> TaskPanicked",
-        matches!(&r, Err(Error::TaskPanicked { message, .. }) if message.contains("out of bounds")),
+        matches!(&r, Err(Error::TaskPanicked { message, .. }) if message.contains("lib.rs:")),
         format!("{r:?}"),
     );
     let r = rt.run::<Fib, _>(fib, (20,));

@@ -287,20 +287,10 @@ pub struct ErrorRecord {
     pub file_len: u32,
     /// Panics: the end of the source file's path (its last [`PANIC_FILE_BYTES`] bytes).
     pub file: [u8; PANIC_FILE_BYTES],
-    /// Panics: the length of `message` used, or [`MESSAGE_FORMATTED`].
-    pub message_len: u32,
-    /// Panics: the start of the panic's message when it is a literal (UTF-8, cut at
-    /// [`PANIC_MESSAGE_BYTES`] bytes).
-    pub message: [u8; PANIC_MESSAGE_BYTES],
 }
 
 /// Bytes of a panic's source path kept in the [`ErrorRecord`] (its end).
 pub const PANIC_FILE_BYTES: usize = 96;
-/// [`ErrorRecord::message_len`] of a panic whose message has arguments: the GPU keeps only
-/// literal messages (formatting's code in a kernel's call graph raises its registers).
-pub const MESSAGE_FORMATTED: u32 = u32::MAX;
-/// Bytes of a panic's message kept in the [`ErrorRecord`] (its start).
-pub const PANIC_MESSAGE_BYTES: usize = 160;
 
 impl Default for ErrorRecord {
     fn default() -> Self {
@@ -315,8 +305,6 @@ impl Default for ErrorRecord {
             column: 0,
             file_len: 0,
             file: [0; PANIC_FILE_BYTES],
-            message_len: 0,
-            message: [0; PANIC_MESSAGE_BYTES],
         }
     }
 }

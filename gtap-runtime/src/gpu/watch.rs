@@ -244,24 +244,15 @@ impl Inner {
     }
 }
 
-/// A panic's record as the message of [`Error::TaskPanicked`]: `panicked at file:line:column:
-/// message (warp w, lane l)`, the path's start and the message's end cut where the record is.
+/// A panic's record as the message of [`Error::TaskPanicked`]: `panicked at file:line:column
+/// (warp w, lane l)`, the path's start cut where the record is. The GPU records the location
+/// only (reading the message would cost the kernels registers, `gtap-device`'s `gpu/mod.rs`).
 fn panic_message(rec: &ErrorRecord) -> String {
     let n = (rec.file_len as usize).min(rec.file.len());
     let cut = if n == rec.file.len() { "..." } else { "" };
     let file = String::from_utf8_lossy(&rec.file[..n]);
-    let (message, more) = if rec.message_len == layout::MESSAGE_FORMATTED {
-        (
-            "(a message with arguments: the GPU keeps literal messages only; the CPU executor gives it whole)".into(),
-            "",
-        )
-    } else {
-        let m = (rec.message_len as usize).min(rec.message.len());
-        let more = if m == rec.message.len() { "..." } else { "" };
-        (String::from_utf8_lossy(&rec.message[..m]), more)
-    };
     format!(
-        "panicked at {cut}{file}:{}:{}: {message}{more} (warp {}, lane {})",
+        "panicked at {cut}{file}:{}:{} (warp {}, lane {}); the GPU keeps the location only: run on the CPU executor (Backend::Cpu) for the message",
         rec.line, rec.column, rec.warp, rec.lane
     )
 }
