@@ -9,12 +9,14 @@
 //!   on it sees the mark before its next run or transfer ([`Use::current`]) and answers
 //!   [`Error::ContextLost`] instead of failing in the driver's words;
 //! - a new `Inner` on a lost device is refused ([`Use::enter`]) while any other still uses it;
-//! - when the last one is dropped, the context is reset (`cuDevicePrimaryCtxReset`: every
-//!   allocation in it is destroyed) and the mark cleared, so the next `Runtime` in the process
-//!   gets a fresh context.
+//!   once none does, the next one resets the context (`cuDevicePrimaryCtxReset`: every
+//!   allocation in it is destroyed), clears the mark and gets a fresh context;
+//! - nothing made in a lost context is freed or destroyed through it afterwards: pools,
+//!   buffers, streams and pinned memory check their [`Token`] and leak instead (the reset
+//!   reclaims them; a free after it would hand the driver a stale handle).
 //!
 //! Invariant: `live` counts the `Use`s of the device that exist; `generation` only grows, by
-//! one per loss.
+//! one per loss, so a [`Token`] of an earlier generation never becomes current again.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -46,12 +48,27 @@ fn device(all: &mut Vec<Device>, ordinal: u32) -> &mut Device {
     &mut all[i]
 }
 
-/// One `Inner`'s use of a device's primary context (dropped after the `Inner`'s own context
-/// handle: see the field order of `Inner`).
+/// One `Inner`'s use of a device's primary context.
 #[derive(Debug)]
 pub(super) struct Use {
+    token: Token,
+}
+
+/// Which context a resource was made in: the device and its generation then.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token {
     ordinal: u32,
     generation: u64,
+}
+
+impl Token {
+    /// Whether the context is still the one this token was taken in and not lost: only then
+    /// may a resource made in it be freed through it.
+    pub(crate) fn current(self) -> bool {
+        let mut all = devices();
+        let d = device(&mut all, self.ordinal);
+        d.generation == self.generation && !d.lost
+    }
 }
 
 impl Use {
@@ -65,26 +82,43 @@ impl Use {
         let mut all = devices();
         let d = device(&mut all, ordinal);
         if d.lost {
-            return Err(Error::ContextLost);
+            if d.live > 0 {
+                return Err(Error::ContextLost);
+            }
+            let mut dev: sys::CUdevice = 0;
+            // SAFETY: plain driver calls on an ordinal that was opened before; no `Inner` uses
+            // the context (resources made in it never touch it again, see the module doc).
+            unsafe {
+                if sys::cuDeviceGet(&raw mut dev, ordinal as i32) == sys::CUresult::CUDA_SUCCESS {
+                    let _ = sys::cuDevicePrimaryCtxReset_v2(dev);
+                }
+            }
+            d.lost = false;
         }
         d.live += 1;
         Ok(Self {
-            ordinal,
-            generation: d.generation,
+            token: Token {
+                ordinal,
+                generation: d.generation,
+            },
         })
+    }
+
+    /// What resources made by this user check before they free themselves.
+    pub(super) fn token(&self) -> Token {
+        self.token
     }
 
     /// Whether the context is as this user found it (no fault lost it since).
     pub(super) fn current(&self) -> bool {
-        let mut all = devices();
-        device(&mut all, self.ordinal).generation == self.generation
+        self.token.current()
     }
 
     /// Marks the device's context lost: a fault this user saw.
     pub(super) fn lose(&self) {
         let mut all = devices();
-        let d = device(&mut all, self.ordinal);
-        if d.generation == self.generation {
+        let d = device(&mut all, self.token.ordinal);
+        if d.generation == self.token.generation {
             d.lost = true;
             d.generation += 1;
         }
@@ -94,21 +128,6 @@ impl Use {
 impl Drop for Use {
     fn drop(&mut self) {
         let mut all = devices();
-        let d = device(&mut all, self.ordinal);
-        d.live -= 1;
-        if d.lost && d.live == 0 {
-            let mut dev: sys::CUdevice = 0;
-            // SAFETY: plain driver calls on a device ordinal that was opened before; no user
-            // of the context is left in this process (buffers that outlived their runtime
-            // hold handles whose frees now fail, which their drops ignore).
-            unsafe {
-                if sys::cuDeviceGet(&raw mut dev, self.ordinal as i32)
-                    == sys::CUresult::CUDA_SUCCESS
-                {
-                    let _ = sys::cuDevicePrimaryCtxReset_v2(dev);
-                }
-            }
-            d.lost = false;
-        }
+        device(&mut all, self.token.ordinal).live -= 1;
     }
 }

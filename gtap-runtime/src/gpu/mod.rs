@@ -510,8 +510,17 @@ impl Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // After a fault the context is gone: every call would fail; leak instead.
+        // After a fault the context is gone: every call would fail, and after its reset a
+        // handle made in it is stale; leak instead (the reset reclaims it all).
         if self.lost() || self.bind().is_err() {
+            std::mem::forget(std::mem::replace(
+                &mut self.readback,
+                readback::Pinned::empty(),
+            ));
+            std::mem::forget(std::mem::replace(
+                &mut self.readback_stats,
+                readback::Pinned::empty(),
+            ));
             return;
         }
         self.free_rejoins();
@@ -567,7 +576,11 @@ impl GpuBackend {
         }
         multi::enable_peer_access(&inner, &others)?;
         inner.bind()?;
-        let transfers = transfer::Transfers::new(inner.ctx.clone(), config.transfer)?;
+        let transfers = transfer::Transfers::new(
+            inner.ctx.clone(),
+            inner.context_use.token(),
+            config.transfer,
+        )?;
         Ok(Self {
             inner,
             others,

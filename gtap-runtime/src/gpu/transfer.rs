@@ -29,6 +29,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::{sys, CudaContext};
 
+use super::contexts::Token;
+
 use super::pipeline::{self, Plan};
 use super::staging::GpuLane;
 use super::{check, dev_alloc, driver, CuResult, OK};
@@ -41,6 +43,8 @@ pub(crate) struct DeviceBuffer {
     ptr: u64,
     capacity: usize,
     ctx: Arc<CudaContext>,
+    /// The context it was allocated in (not freed through a lost one: `contexts.rs`).
+    token: Token,
 }
 
 impl DeviceBuffer {
@@ -70,7 +74,7 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
+        if self.token.current() && self.ctx.bind_to_thread().is_ok() {
             self.release();
         }
     }
@@ -79,6 +83,8 @@ impl Drop for DeviceBuffer {
 /// Moves user data between host and device for one GPU runtime.
 pub(crate) struct Transfers {
     ctx: Arc<CudaContext>,
+    /// The runtime's context (`contexts.rs`): nothing is freed through it once it is lost.
+    token: Token,
     config: Transfer,
     /// The direct and registered paths' copies and every memset.
     stream: sys::CUstream,
@@ -94,9 +100,10 @@ unsafe impl Sync for Transfers {}
 
 impl Transfers {
     /// No pinned memory yet: the staging lanes are made by the first staged transfer.
-    pub(crate) fn new(ctx: Arc<CudaContext>, config: Transfer) -> Result<Self> {
+    pub(crate) fn new(ctx: Arc<CudaContext>, token: Token, config: Transfer) -> Result<Self> {
         let mut me = Self {
             ctx,
+            token,
             config,
             stream: null_mut(),
             lanes: Mutex::new(Vec::new()),
@@ -122,6 +129,7 @@ impl Transfers {
             ptr: dev_alloc(bytes.max(1))?,
             capacity: bytes,
             ctx: self.ctx.clone(),
+            token: self.token,
         })
     }
 
@@ -316,7 +324,11 @@ impl Transfers {
 
 impl Drop for Transfers {
     fn drop(&mut self) {
-        if self.bind().is_err() {
+        if !self.token.current() || self.bind().is_err() {
+            // Made in a context a fault lost: leak (its reset reclaims them).
+            std::mem::forget(std::mem::take(
+                self.lanes.get_mut().unwrap_or_else(PoisonError::into_inner),
+            ));
             return;
         }
         // The lanes free their pinned chunks, events and streams with the context bound.
