@@ -131,3 +131,39 @@ impl Drop for Use {
         device(&mut all, self.token.ordinal).live -= 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Ordinals no machine has, so that the registry is exercised without a driver (the reset
+    // path, which calls the driver, is the GPU check's: `soak`'s last part).
+    const A: u32 = 900;
+    const B: u32 = 901;
+
+    #[test]
+    fn a_loss_reaches_every_user_and_refuses_new_ones() {
+        let first = Use::enter(A).unwrap();
+        let second = Use::enter(A).unwrap();
+        let made_before = first.token();
+        let elsewhere = Use::enter(B).unwrap();
+        assert!(first.current() && second.current() && made_before.current());
+        first.lose();
+        assert!(!first.current(), "the user that saw the fault");
+        assert!(!second.current(), "another user of the same device");
+        assert!(!made_before.current(), "a resource made before the loss");
+        assert!(elsewhere.current(), "another device is untouched");
+        assert!(matches!(Use::enter(A), Err(Error::ContextLost)));
+        // A second report of the same loss changes nothing.
+        second.lose();
+        assert_eq!(devices()[A as usize].generation, 1);
+        drop(first);
+        assert!(
+            matches!(Use::enter(A), Err(Error::ContextLost)),
+            "one user left"
+        );
+        drop(second);
+        assert_eq!(devices()[A as usize].live, 0);
+        assert!(devices()[A as usize].lost, "reset only by the next runtime");
+    }
+}
