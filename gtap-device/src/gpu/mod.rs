@@ -145,6 +145,9 @@ fn record_panic(info: &core::panic::PanicInfo<'_>) {
                 // block-level SpMV's kernel from 76 to 86-90 registers and 14% longer.
                 a::st_relaxed_sys_u32(addr_of_mut!((*error).warp), gtid / 32);
                 a::st_relaxed_sys_u32(addr_of_mut!((*error).lane), a::lane_id());
+                // Ordering: sc fence, scope .sys; the fields above before `code` below, for a
+                // host that reads the mapped record (after the launch ends, which orders it
+                // anyway).
                 a::fence_sc_sys();
                 // Ordering: release, scope .sys; the host reads the record after the launch.
                 a::st_release_sys_u32(addr_of_mut!((*error).code), layout::ERR_PANIC);
