@@ -450,8 +450,8 @@ impl Inner {
             run_params: Params::default(),
             paused: None,
             rejoin: Vec::new(),
-            readback: readback::Pinned::empty(),
-            readback_stats: readback::Pinned::empty(),
+            readback: readback::Pinned::default(),
+            readback_stats: readback::Pinned::default(),
             context_use,
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
@@ -513,14 +513,8 @@ impl Drop for Inner {
         // After a fault the context is gone: every call would fail, and after its reset a
         // handle made in it is stale; leak instead (the reset reclaims it all).
         if self.lost() || self.bind().is_err() {
-            std::mem::forget(std::mem::replace(
-                &mut self.readback,
-                readback::Pinned::empty(),
-            ));
-            std::mem::forget(std::mem::replace(
-                &mut self.readback_stats,
-                readback::Pinned::empty(),
-            ));
+            std::mem::forget(std::mem::take(&mut self.readback));
+            std::mem::forget(std::mem::take(&mut self.readback_stats));
             return;
         }
         self.free_rejoins();

@@ -13,9 +13,9 @@ use std::ptr::null_mut;
 use cudarc::driver::sys;
 use gtap_device::gpu::layout::{Control, GlobalQueueHeader, SpillHeader, WarpStats};
 
-use super::{check, ROOT_RESULT_BYTES};
+use super::{check, staging, ROOT_RESULT_BYTES};
 use crate::config::MAX_QUEUES;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The fixed part of a run's readback.
 #[repr(C)]
@@ -29,34 +29,28 @@ pub(super) struct Headers {
     pub(super) root: [u8; ROOT_RESULT_BYTES],
 }
 
-/// Page-locked host memory from `cuMemHostAlloc`, freed on drop (the context must be current
-/// then: `Inner`'s drop binds it first).
+/// A pinned region ([`staging::Pinned`]) grown to the largest size asked for.
+#[derive(Default)]
 pub(super) struct Pinned {
-    ptr: *mut c_void,
-    bytes: usize,
+    mem: Option<staging::Pinned>,
 }
 
 impl Pinned {
-    pub(super) const fn empty() -> Self {
-        Self {
-            ptr: null_mut(),
-            bytes: 0,
-        }
-    }
-
-    /// At least `bytes` bytes (grown, contents lost, when smaller).
-    pub(super) fn reserve(&mut self, bytes: usize) -> Result<*mut c_void> {
-        if self.bytes < bytes {
-            self.free();
-            let mut p = null_mut();
-            // SAFETY: an out-pointer; the caller bound the context.
-            check("cuMemHostAlloc", unsafe {
-                sys::cuMemHostAlloc(&raw mut p, bytes, 0)
+    /// At least `bytes` bytes (grown, contents lost, when smaller; the caller bound the
+    /// context).
+    fn reserve(&mut self, bytes: usize) -> Result<*mut c_void> {
+        if self.mem.as_ref().is_none_or(|m| m.bytes() < bytes) {
+            self.mem = None;
+            let mem = staging::Pinned::new(bytes).map_err(|e| match e {
+                Error::OutOfMemory { bytes, .. } => Error::OutOfMemory {
+                    bytes,
+                    memory: "pinned host (a run's readback)",
+                },
+                e => e,
             })?;
-            self.ptr = p;
-            self.bytes = bytes;
+            self.mem = Some(mem);
         }
-        Ok(self.ptr)
+        Ok(self.mem.as_ref().map_or(null_mut(), |m| m.ptr().cast()))
     }
 
     /// The headers' region (reserved first).
@@ -67,22 +61,6 @@ impl Pinned {
     /// Room for `n` warps' statistics (reserved first).
     pub(super) fn stats(&mut self, n: usize) -> Result<*mut WarpStats> {
         Ok(self.reserve(n * size_of::<WarpStats>())?.cast())
-    }
-
-    fn free(&mut self) {
-        if !self.ptr.is_null() {
-            // SAFETY: allocated by cuMemHostAlloc; no copy into it is in flight (see the
-            // module's invariant).
-            let _ = unsafe { sys::cuMemFreeHost(self.ptr) };
-            self.ptr = null_mut();
-            self.bytes = 0;
-        }
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        self.free();
     }
 }
 

@@ -224,14 +224,10 @@ impl Inner {
                 limit: "Config::max_children",
                 capacity: u64::from(rec.limit),
             },
-            layout::ERR_PANIC => {
-                let n = (rec.file_len as usize).min(rec.file.len());
-                let file = String::from_utf8_lossy(&rec.file[..n]);
-                Error::TaskPanicked {
-                    task: P::task_at(&file, rec.line).unwrap_or("<a task on the GPU>"),
-                    message: panic_message(&rec),
-                }
-            }
+            layout::ERR_PANIC => Error::TaskPanicked {
+                task: P::task_at(&panic_file(&rec), rec.line).unwrap_or("<a task on the GPU>"),
+                message: panic_message(&rec),
+            },
             0 => Error::Protocol {
                 task: "<gpu scheduler>",
                 detail: "an error was flagged but not recorded",
@@ -248,11 +244,20 @@ impl Inner {
 /// (warp w, lane l)`, the path's start cut where the record is. The GPU records the location
 /// only (reading the message would cost the kernels registers, `gtap-device`'s `gpu/mod.rs`).
 fn panic_message(rec: &ErrorRecord) -> String {
-    let n = (rec.file_len as usize).min(rec.file.len());
-    let cut = if n == rec.file.len() { "..." } else { "" };
-    let file = String::from_utf8_lossy(&rec.file[..n]);
+    let cut = if rec.file_len as usize >= rec.file.len() {
+        "..."
+    } else {
+        ""
+    };
+    let file = panic_file(rec);
     format!(
         "panicked at {cut}{file}:{}:{} (warp {}, lane {}); the GPU keeps the location only: run on the CPU executor (Backend::Cpu) for the message",
         rec.line, rec.column, rec.warp, rec.lane
     )
+}
+
+/// The part of a panic's source path the record holds (its end).
+fn panic_file(rec: &ErrorRecord) -> std::borrow::Cow<'_, str> {
+    let n = (rec.file_len as usize).min(rec.file.len());
+    String::from_utf8_lossy(&rec.file[..n])
 }
