@@ -12,7 +12,7 @@ cargo build --release -p gtap-examples -p gpu-smoke
 [ -f templates/new-project/Cargo.lock ] || cp Cargo.lock templates/new-project/Cargo.lock
 CARGO_TARGET_DIR="$target_dir" cargo build --release --manifest-path templates/new-project/Cargo.toml
 rm -rf .carry && mkdir -p .carry
-for bin in fib cancel pause share soak nqueens mergesort cilksort binary_tree pruned_tree bfs spmv constructs chain uts bench sweep gpu-smoke atomic-rate hello-gtap; do
+for bin in fib cancel pause share soak nqueens mergesort cilksort binary_tree pruned_tree bfs spmv constructs chain uts bench sweep gpu-smoke atomic-rate context-probe hello-gtap; do
   cp "$target_dir/release/$bin" .carry/
   strip --strip-debug ".carry/$bin"  # the carry to the GPU machine is limited to 64 MiB
 done

@@ -123,7 +123,11 @@ pub enum Error {
     /// The GPU's CUDA context is unusable after a fault that a run could not stop (an illegal
     /// address in a task's `unsafe` code, a kernel that never exits), seen by this runtime or
     /// another on the same GPU. Drop every `Runtime` that uses the GPU (its buffers go with
-    /// it); when the last is dropped the context is reset, and the next `Runtime` works.
+    /// it); the next `Runtime` created resets the context. Where the driver keeps the fault
+    /// for the rest of the process (CUDA's drivers do after an illegal address: the reset
+    /// succeeds and the context is refused after it), that `Runtime` gets this error too, and
+    /// only a new process uses the GPU again: run GPU work in a process that a supervisor can
+    /// restart.
     ContextLost,
     /// The run was stopped from outside ([`Runtime::run_with`](crate::Runtime::run_with)): its
     /// token was cancelled or its deadline passed.
@@ -227,7 +231,7 @@ impl fmt::Display for Error {
             ),
             Self::ContextLost => write!(
                 f,
-                "the GPU's CUDA context was lost by a fault in an earlier run (of this or another Runtime on the GPU): drop every Runtime that uses the GPU; when the last is dropped the context is reset and a new Runtime works"
+                "the GPU's CUDA context was lost by a fault in an earlier run (of this or another Runtime on the GPU): drop every Runtime that uses the GPU, and a new Runtime resets the context; if that new Runtime gets this error too, the CUDA driver keeps the fault for the rest of the process and only a new process can use this GPU"
             ),
             Self::Cancelled { reason, after } => match reason {
                 crate::CancelReason::Token => write!(f, "the run was cancelled after {after:?}"),

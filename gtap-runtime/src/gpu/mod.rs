@@ -15,9 +15,10 @@
 //!    second stream (the kernel is still running). No change for `Config::watchdog` sets the
 //!    abort word the workers poll, and the run fails with [`Error::Hang`].
 //! 4. After the kernel: the control block says whether the root finished or an error was
-//!    recorded (the error record is in host-mapped memory, so it survives a trap). A trap or
-//!    an illegal address loses the CUDA context: that run fails with [`Error::TaskPanicked`]
-//!    or [`Error::DeviceFault`], later ones with [`Error::ContextLost`].
+//!    recorded (the error record is in host-mapped memory, so it survives a trap). An illegal
+//!    address (or a kernel that will not stop) loses the CUDA context, and with today's
+//!    drivers the process's use of every GPU: that run fails with [`Error::DeviceFault`],
+//!    later ones, and new runtimes, with [`Error::ContextLost`] (`contexts.rs`).
 //!
 //! All driver calls go through `cudarc::driver::sys` with the context bound to the calling
 //! thread; `cudarc`'s `CudaContext` owns the primary context.

@@ -145,7 +145,7 @@ fn explain(e: Error) -> String {
         Error::Hang { .. } => {
             "no task finished for Config::watchdog: a task loops forever, or raise the watchdog"
         }
-        Error::ContextLost => "the GPU context is gone after an earlier fault: start again",
+        Error::ContextLost => "the GPU context is gone after an earlier fault: restart the process",
         _ => "see the gtap::Error docs",
     };
     format!("{e}\n  what to do: {fix}")
