@@ -118,6 +118,7 @@ impl Inner {
                     queue_entries: entries,
                     wf,
                     multi: false,
+                    record_bytes: 0,
                 };
                 (frames, per_thread, shape)
             } else {
@@ -147,6 +148,7 @@ impl Inner {
                 queue_entries: self.config.tasks_per_warp,
                 wf,
                 multi: part.gpus > 1,
+                record_bytes: part.record_bytes,
             };
             (stride, 0, shape)
         } else {

@@ -192,11 +192,19 @@ struct Part {
     gpus: u32,
     /// This one's index (0 holds the root).
     gpu: u32,
+    /// The task record size of a run on several GPUs, the same on each (couriers copy
+    /// records between GPUs by it: `multi::shared_record_bytes`); 0 on one GPU, where the
+    /// engine chooses.
+    record_bytes: u32,
 }
 
 impl Part {
     /// A run on one GPU.
-    const ONE: Self = Self { gpus: 1, gpu: 0 };
+    const ONE: Self = Self {
+        gpus: 1,
+        gpu: 0,
+        record_bytes: 0,
+    };
 }
 
 /// A prepared (then launched) kernel of one GPU, until [`Inner::finish`].
@@ -244,6 +252,9 @@ struct PoolShape {
     wf: bool,
     /// A multi-GPU run: the completion inbox and the import table too.
     multi: bool,
+    /// A multi-GPU run's record size ([`Part::record_bytes`]); 0: the program's own, or
+    /// (work first on one GPU) the pools' when at most twice that.
+    record_bytes: u32,
 }
 
 impl PoolShape {
@@ -257,6 +268,7 @@ impl PoolShape {
             queue_entries,
             wf: false,
             multi: false,
+            record_bytes: 0,
         }
     }
 }

@@ -28,6 +28,7 @@ use cudarc::driver::sys;
 use gtap_device::gpu::layout::{Control, PeerInfo};
 use gtap_device::task::{Program, TaskFn};
 
+use super::pools::slot_bytes;
 use super::{check, CuResult, Inner, Launch, Part, OK};
 use crate::config::{Devices, MAX_GPUS};
 use crate::error::{Error, Result};
@@ -102,6 +103,30 @@ pub(super) fn enable_peer_access(first: &Inner, others: &[Inner]) -> Result<()> 
     Ok(())
 }
 
+/// The task record size of a run on several GPUs, one for all of them: a courier reads a
+/// peer's record at the peer's index times its own size. It is the size every GPU's pools
+/// already have when that serves the program (its `need` bytes fit, and at most twice that:
+/// programs taking turns keep their pools), else the program's own (every GPU reallocates).
+fn shared_record_bytes(all: &[&mut Inner], need: usize) -> u32 {
+    let need = u32::try_from(need).unwrap_or(u32::MAX);
+    agreed_record_bytes(
+        all.iter().map(|i| i.pools.as_ref().map(|p| p.slot_bytes)),
+        need,
+    )
+}
+
+/// [`shared_record_bytes`] over each GPU's pools' record size (`None`: no pools yet).
+fn agreed_record_bytes(mut sizes: impl Iterator<Item = Option<u32>>, need: u32) -> u32 {
+    match sizes.next().flatten() {
+        Some(s)
+            if s >= need && u64::from(s) <= 2 * u64::from(need) && sizes.all(|x| x == Some(s)) =>
+        {
+            s
+        }
+        _ => need,
+    }
+}
+
 /// Runs the root task `args` on the GPUs `first` and `others` together.
 pub(super) fn run<P: Program, T: TaskFn>(
     first: &mut Inner,
@@ -113,11 +138,13 @@ pub(super) fn run<P: Program, T: TaskFn>(
     let t0 = Instant::now();
     let gpus = 1 + others.len() as u32;
     let mut all: Vec<&mut Inner> = std::iter::once(first).chain(others.iter_mut()).collect();
+    let record_bytes = shared_record_bytes(&all, slot_bytes(stride));
     let mut launches = Vec::with_capacity(all.len());
     for (i, inner) in all.iter_mut().enumerate() {
         let part = Part {
             gpus,
             gpu: i as u32,
+            record_bytes,
         };
         let l = inner
             .prepare::<P, T>(args, stride, part)
@@ -341,5 +368,41 @@ mod tests {
         assert!(matches!(e.innermost(), Error::Hang { .. }));
         let msg = e.to_string();
         assert!(msg.starts_with("on GPU 1 of the run (CUDA device 3): no task made progress"));
+    }
+
+    #[test]
+    fn several_gpus_agree_on_one_record_size() {
+        let agree = |sizes: &[Option<u32>], need| agreed_record_bytes(sizes.iter().copied(), need);
+        assert_eq!(
+            agree(&[Some(256), Some(256)], 192),
+            256,
+            "pools that serve: kept"
+        );
+        assert_eq!(
+            agree(&[Some(256), Some(256)], 128),
+            256,
+            "twice the need: kept"
+        );
+        assert_eq!(
+            agree(&[Some(256), Some(256)], 127),
+            127,
+            "more than twice: reallocated"
+        );
+        assert_eq!(
+            agree(&[Some(128), Some(128)], 192),
+            192,
+            "too small: reallocated"
+        );
+        assert_eq!(
+            agree(&[Some(256), Some(192)], 192),
+            192,
+            "GPUs that differ: all the need"
+        );
+        assert_eq!(agree(&[Some(256), None], 192), 192, "a GPU without pools");
+        assert_eq!(
+            agree(&[None, Some(256)], 192),
+            192,
+            "the first without pools"
+        );
     }
 }

@@ -35,18 +35,26 @@ impl Inner {
             queue_entries,
             wf,
             multi,
+            record_bytes,
         } = shape;
         let slot_bytes = u32::try_from(slot_bytes(stride)).map_err(|_| Error::InvalidConfig {
                 field: "block_threads",
                 value: self.config.block_threads.to_string(),
                 expected: "fewer threads per block: a joining block-level task's record (one frame per thread) exceeds 4 GiB",
             })?;
+        // Several GPUs use the record size their run agreed on (at least this program's).
+        let slot_bytes = if multi && record_bytes >= slot_bytes {
+            record_bytes
+        } else {
+            slot_bytes
+        };
         let global = self.config.scheduler == Scheduler::GlobalQueue;
         if let Some(p) = &self.pools {
-            // Work first on one GPU, records up to twice the size this program needs serve it
-            // too (its frames fit; the pools hold at least half as many records): programs
-            // that take turns on one runtime keep one set of pools, where each switch cost a
-            // reallocation of gigabytes (about 10 ms a run).
+            // Work first, records up to twice the size this program needs serve it too (its
+            // frames fit; the pools hold at least half as many records): programs that take
+            // turns on one runtime keep one set of pools, where each switch cost a
+            // reallocation of gigabytes (about 10 ms a run on one GPU, 19 ms on two
+            // partitions). Several GPUs reuse only the size their run agreed on.
             let slots_fit = p.slot_bytes == slot_bytes
                 || (wf && !multi && p.slot_bytes > slot_bytes && p.slot_bytes <= 2 * slot_bytes);
             if p.warps == warps
