@@ -172,7 +172,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = soak ]; then
   # every 250 (panics, PoolExhausted, cancel, deadline, a hang), memory at start/middle/end,
   # then a fault that loses the context and a new runtime after it.
   check "soak: 100,000 runs, injected errors, a lost context" 600 $B/soak 100000 --gpu
-  check "soak, 2 partitions (panics on either)" 300 $B/soak 2000 --gpu --devices partitions:2
+  check "soak, 2 partitions (panics on either)" 300 $B/soak 5000 --gpu --devices partitions:2
   # What the driver gives back after an illegal address (printed, not judged: contexts.rs
   # answers ContextLost for as long as it gives nothing back).
   check "context-probe reset"                 60 $B/context-probe reset
