@@ -293,12 +293,11 @@ impl<R: Copy> ResultSlot<R> {
     }
 }
 
-/// A [`Context`] for the layout probe only: [`probe_layout`] runs a task function's step
-/// with it, which instantiates the step (and its compile-time size check) and reports the
-/// task-data struct's layout.
+/// A [`Context`] for the layout probe only: [`probe_layout`] and [`probe_kind`] run a task
+/// function's step with it, which instantiates the step (and its compile-time size check) and
+/// reports the task-data struct's layout.
 pub struct LayoutProbe {
-    size: usize,
-    align: usize,
+    layout: Option<(usize, usize)>,
 }
 
 // SAFETY: with `PROBE = true` a generated step only calls `report_layout` and returns; the
@@ -321,8 +320,7 @@ unsafe impl Context for LayoutProbe {
         false
     }
     fn report_layout(&mut self, size: usize, align: usize) {
-        self.size = size;
-        self.align = align;
+        self.layout = Some((size, align));
     }
     fn unknown_kind(&mut self, _: KindId) -> Step {
         Step::Aborted
@@ -333,10 +331,23 @@ unsafe impl Context for LayoutProbe {
 /// (building a program that calls it) also evaluates the `max_frame_bytes` check.
 #[must_use]
 pub fn probe_layout<T: TaskFn>(_f: &T) -> (usize, usize) {
-    let mut probe = LayoutProbe { size: 0, align: 1 };
+    let mut probe = LayoutProbe { layout: None };
     // SAFETY: a probe pass touches no frame (the `Context::PROBE` protocol).
     let _ = unsafe { T::step(&mut probe) };
-    (probe.size, probe.align)
+    probe.layout.unwrap_or((0, 1))
+}
+
+/// The (size, alignment) that kind `kind` of program `P` reports on a probe pass; `None` when
+/// its step returns without reporting one, or without `Done`.
+#[must_use]
+pub fn probe_kind<P: crate::task::Program>(kind: KindId) -> Option<(usize, usize)> {
+    let mut probe = LayoutProbe { layout: None };
+    // SAFETY: a probe pass touches no frame and no result destination (the `Context::PROBE`
+    // protocol); a kind `P` does not know gets `unknown_kind`, which aborts.
+    match unsafe { P::dispatch(&mut probe, kind) } {
+        Step::Done => probe.layout,
+        _ => None,
+    }
 }
 
 /// Spawns `f(args)` like [`spawn`], but bounded only by [`TaskFn`], so that a plain function in

@@ -2,71 +2,30 @@
 //!
 //! A frame's type is known only inside the generated `step` (rustc infers its field types
 //! there), so the scheduler runs every kind of the program once through
-//! [`Program::dispatch`] with a context whose [`Context::PROBE`] is `true`: the step reports
-//! its frame's size and alignment and returns without touching the (null) frame. The *stride*
+//! [`Program::dispatch`] with `gtap_device::glue::LayoutProbe`, whose `Context::PROBE` is
+//! `true`: the step reports its frame's size and alignment and returns without touching the
+//! (null) frame. The *stride*
 //! of a run is the largest size rounded up to 16 bytes; every record of the run gets a frame of
 //! that many bytes, 16-aligned (`gtap_device::task`, "Task record").
 
-use gtap_device::task::{Context, KindId, Program, Step};
+use gtap_device::glue::probe_kind;
+use gtap_device::task::{KindId, Program};
 
 use crate::error::{Error, Result};
 
 /// Frames are 16-aligned and their stride is a multiple of this.
 pub(crate) const FRAME_ALIGN: usize = 16;
 
-/// The probe context: it records the layout the step reports and refuses everything else.
-struct Probe {
-    layout: Option<(usize, usize)>,
-}
-
-// SAFETY: on the probe pass the step only calls `report_layout` and returns; the frame and
-// result destination are null and never dereferenced, and `spawn_raw` refuses (returns null).
-unsafe impl Context for Probe {
-    const PROBE: bool = true;
-
-    fn state(&self) -> u32 {
-        0
-    }
-
-    fn frame(&self) -> *mut u8 {
-        core::ptr::null_mut()
-    }
-
-    fn result_dst(&self) -> *mut u8 {
-        core::ptr::null_mut()
-    }
-
-    unsafe fn spawn_raw(&mut self, _kind: KindId, _queue: u32, _dst: *mut u8) -> *mut u8 {
-        core::ptr::null_mut()
-    }
-
-    fn wait(&mut self, _resume_state: u32, _queue: u32) -> bool {
-        false
-    }
-
-    fn report_layout(&mut self, size: usize, align: usize) {
-        self.layout = Some((size, align));
-    }
-
-    fn unknown_kind(&mut self, _kind: KindId) -> Step {
-        Step::Aborted
-    }
-}
-
 /// The frame size of one kind of `P`.
 fn layout_of<P: Program>(kind: KindId) -> Result<usize> {
     let task = P::name_of(kind);
-    let mut probe = Probe { layout: None };
-    // SAFETY: `Probe::PROBE` is true, so the step reports its layout and returns without
-    // touching the frame or the result destination (TaskFn's contract); `kind` is in P::KINDS.
-    let step = unsafe { P::dispatch(&mut probe, kind) };
-    match (step, probe.layout) {
-        (Step::Done, Some((size, align))) if align <= FRAME_ALIGN => Ok(size),
-        (Step::Done, Some(_)) => Err(Error::Protocol {
+    match probe_kind::<P>(kind) {
+        Some((size, align)) if align <= FRAME_ALIGN => Ok(size),
+        Some(_) => Err(Error::Protocol {
             task,
             detail: "its frame needs more than 16-byte alignment",
         }),
-        _ => Err(Error::Protocol {
+        None => Err(Error::Protocol {
             task,
             detail: "it reported no frame layout on the probe pass",
         }),

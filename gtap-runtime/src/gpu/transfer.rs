@@ -373,13 +373,7 @@ impl super::GpuBackend {
 
     fn write<T: Copy>(&self, buf: &DeviceBuffer, data: &[T]) -> Result<()> {
         let bytes = size_of_val(data);
-        if bytes > buf.capacity() {
-            return Err(Error::LengthMismatch {
-                what: "bytes to upload into a device buffer",
-                buffer: buf.capacity(),
-                slice: bytes,
-            });
-        }
+        holds(buf, bytes, "bytes to upload into a device buffer")?;
         // SAFETY: `data` is valid for `bytes` bytes and `buf` holds at least as many; the
         // device memory is ours alone while `&self`'s caller holds the buffer and no run is in
         // flight (runs take `&mut Runtime`).
@@ -402,13 +396,7 @@ impl super::GpuBackend {
     ) -> Result<()> {
         self.live()?;
         let bytes = size_of_val(out);
-        if bytes > buf.capacity() {
-            return Err(Error::LengthMismatch {
-                what: "bytes to download from a device buffer",
-                buffer: buf.capacity(),
-                slice: bytes,
-            });
-        }
+        holds(buf, bytes, "bytes to download from a device buffer")?;
         // SAFETY: `out` is valid for writes of `bytes` bytes (any bytes are a valid
         // `MaybeUninit`), `buf` holds at least as many, and no run is in flight.
         unsafe {
@@ -422,4 +410,16 @@ impl super::GpuBackend {
 fn bind(ctx: &CudaContext) -> Result<()> {
     ctx.bind_to_thread()
         .map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
+}
+
+/// Whether `buf` holds `bytes` bytes: [`Error::LengthMismatch`] naming `what` if not.
+fn holds(buf: &DeviceBuffer, bytes: usize, what: &'static str) -> Result<()> {
+    if bytes > buf.capacity() {
+        return Err(Error::LengthMismatch {
+            what,
+            buffer: buf.capacity(),
+            slice: bytes,
+        });
+    }
+    Ok(())
 }
