@@ -51,6 +51,16 @@ const STACK_PER_LEVEL: usize = 1024;
 /// When the OS refuses the threads.
 #[must_use]
 pub fn deep_pool(depth: u64) -> rayon::ThreadPool {
+    deep_pool_of(depth, 0)
+}
+
+/// [`deep_pool`] with `threads` threads (0: one per core).
+///
+/// # Panics
+///
+/// When the OS refuses the threads.
+#[must_use]
+pub fn deep_pool_of(depth: u64, threads: usize) -> rayon::ThreadPool {
     let per_level = if cfg!(debug_assertions) {
         8 * STACK_PER_LEVEL
     } else {
@@ -58,6 +68,7 @@ pub fn deep_pool(depth: u64) -> rayon::ThreadPool {
     };
     let bytes = usize::try_from(depth).unwrap_or(usize::MAX / 2);
     rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
         .stack_size((1 << 20) + bytes.saturating_mul(per_level))
         .build()
         .expect("a rayon pool with deep stacks")

@@ -14,7 +14,7 @@
 //! made once, run, download into host memory that exists, each phase's median and the median
 //! of their per-rep sum ("what a user pays", the row's median), the correctness check timed
 //! apart and not counted; the baselines copy their input into a buffer they keep, as the
-//! upload does. A summary table of those rows and the issue-11 targets end the output.
+//! upload does. A summary table of those rows and their targets ends the output.
 //! `only=transfer` times the transfer paths of `gtap::Transfer` on 400 MB.
 //!
 //! Block-level and mixed-granularity rows (`only=block`, `only=mixed`, or by name): the binary
@@ -25,10 +25,14 @@
 //! Deep rows (`only=deep`): a chain of 10^6 dependent tasks (time per step) and UTS binomial
 //! trees of ~10^7 and ~10^9 nodes (CPU: ~10^5 and ~10^7), with `Config::default()`.
 //!
+//! The CPU executor's scaling (`only=cpu_scaling`, with `--cpu`): fib, nqueens, UTS and the
+//! chain on 1 worker, 2 and every core beside rayon on as many threads, and its targets.
+//!
 //! Layout: this file holds the command line, the run's state ([`Bench`]) and the order of the
 //! rows; `bench/table.rs` the measurement and every table; one module per row family:
 //! `bench/thread.rs`, `bench/block.rs` (block-level and mixed), `bench/deep.rs`,
-//! `bench/profile.rs` (the profiler's overhead), `bench/transfer.rs`.
+//! `bench/profile.rs` (the profiler's overhead), `bench/transfer.rs`, `bench/cpu.rs` (the CPU
+//! executor's scaling and targets).
 
 use std::process::ExitCode;
 
@@ -56,6 +60,8 @@ use gtap_examples::{
 // cargo would take them for binaries).
 #[path = "bench/block.rs"]
 mod block;
+#[path = "bench/cpu.rs"]
+mod cpu;
 #[path = "bench/deep.rs"]
 mod deep;
 #[path = "bench/profile.rs"]
@@ -337,7 +343,7 @@ fn main() -> ExitCode {
     let mut failed = false;
     // (name, tags, workload): `only=` takes names and tags.
     // `data`: the workloads that carry data, whose gtap rows print what a user pays.
-    let all: [(&str, &[&str], Workload); 21] = [
+    let all: [(&str, &[&str], Workload); 22] = [
         ("fib", &[], Bench::fib),
         ("nqueens", &[], Bench::nqueens),
         ("cilksort", &["data"], |b| b.sort("cilksort")),
@@ -363,6 +369,7 @@ fn main() -> ExitCode {
         ("chain", &["deep"], Bench::chain),
         ("uts_1e7", &["deep", "uts"], Bench::uts_small),
         ("uts_1e9", &["deep", "uts"], Bench::uts_large),
+        ("cpu_scaling", &["cpu"], Bench::cpu_scaling),
     ];
     for (name, tags, f) in all {
         if !b.wants(name, tags) {

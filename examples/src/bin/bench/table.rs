@@ -6,6 +6,7 @@
 use super::*;
 
 /// One contender's timings, in ms.
+#[derive(Clone)]
 pub(crate) struct Timing {
     pub(crate) name: String,
     /// For a row with `split`: the median of upload + run + download (what a user pays).
