@@ -85,20 +85,11 @@ impl Bench {
             }
             Ok(())
         })?;
-        let rayon = measure("rayon::join at every node", reps, || {
-            Ok(
-                (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
-                    == expected.to_bits())
-                .then_some(None)
-                .ok_or("rayon wrong")?,
-            )
+        let rayon = baseline("rayon::join at every node", reps, || {
+            reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits()
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok(
-                (reference::tree_seq(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits())
-                    .then_some(None)
-                    .ok_or("seq wrong")?,
-            )
+        let seq = baseline("sequential", reps, || {
+            reference::tree_seq(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits()
         })?;
         let t = |r: &Timing| r.kernel_median.unwrap_or(r.median);
         let ratio = t(&thread) / t(&block);
@@ -192,9 +183,9 @@ impl Bench {
             }
             Ok(brt.last_stats().and_then(|s| s.kernel_ms()))
         })?;
-        let rayon = measure("rayon::join at every node", reps, || {
+        let rayon = baseline("rayon::join at every node", reps, || {
             let (_, n) = reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data);
-            Ok((n == nodes).then_some(None).ok_or("rayon wrong")?)
+            n == nodes
         })?;
         print_table(
             &format!("block-level pruned 3-ary tree, depth {depth} ({nodes} nodes), mem_ops {m}, compute_iters {c}"),
@@ -222,16 +213,10 @@ impl Bench {
         let gtap = spmv_split(&mut brt, &name, reps, (&a, &x, &expected), |rt, args| {
             rt.run::<SpmvBlock, _>(spmv_block, args).map(|_| ())
         })?;
-        let rayon = measure("rayon par_iter over rows", reps, || {
-            Ok((spmv_rayon(&a, &x) == plain)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline("rayon par_iter over rows", reps, || {
+            spmv_rayon(&a, &x) == plain
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok((spmv_seq(&a, &x) == plain)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let seq = baseline("sequential", reps, || spmv_seq(&a, &x) == plain)?;
         self.table(
             &format!("block-level SpMV, random {rows} x {rows}, {} entries (gtap: the matrix and x uploaded every call; checked against the B={b} reference)", a.nnz()),
             &[gtap, rayon, seq],
@@ -251,16 +236,10 @@ impl Bench {
             let gtap = bfs_split(&mut brt, &name, reps, (&g, &expected), |rt, args| {
                 rt.run::<BfsBlock, _>(bfs_block, args).map(|_| ())
             })?;
-            let rayon = measure("rayon, level-synchronous", reps, || {
-                Ok((bfs_rayon(&g, 0) == expected)
-                    .then_some(None)
-                    .ok_or("rayon wrong")?)
+            let rayon = baseline("rayon, level-synchronous", reps, || {
+                bfs_rayon(&g, 0) == expected
             })?;
-            let seq = measure("sequential queue BFS", reps, || {
-                Ok((bfs_seq(&g, 0) == expected)
-                    .then_some(None)
-                    .ok_or("seq wrong")?)
-            })?;
+            let seq = baseline("sequential queue BFS", reps, || bfs_seq(&g, 0) == expected)?;
             let teps = |t: &Timing| edges as f64 / t.kernel_median.unwrap_or(t.median) / 1e6;
             println!(
                 "\n  block-level BFS edges/s on {what}: gtap {:.2} G, rayon {:.2} G, sequential {:.2} G ({edges} edges)",
@@ -314,20 +293,20 @@ impl Bench {
         })?;
         // The baselines copy the keys into a buffer they keep, as gtap's upload does.
         let mut v = keys.clone();
-        let rayon = measure("rayon::join + split merges, same algorithm", reps, || {
+        let rayon = baseline("rayon::join + split merges, same algorithm", reps, || {
             v.copy_from_slice(&keys);
             reference::mergesort_rayon_split(&mut v, cutoff, BLOCK_MERGE_MIN);
-            Ok(v.is_sorted().then_some(None).ok_or("rayon did not sort")?)
+            v.is_sorted()
         })?;
-        let rayon_seq_merge = measure("rayon::join, sequential merges", reps, || {
+        let rayon_seq_merge = baseline("rayon::join, sequential merges", reps, || {
             v.copy_from_slice(&keys);
             reference::mergesort_rayon(&mut v, cutoff);
-            Ok(v.is_sorted().then_some(None).ok_or("rayon did not sort")?)
+            v.is_sorted()
         })?;
-        let seq = measure("sequential", reps, || {
+        let seq = baseline("sequential", reps, || {
             v.copy_from_slice(&keys);
             reference::mergesort_seq(&mut v, cutoff);
-            Ok(v.is_sorted().then_some(None).ok_or("seq did not sort")?)
+            v.is_sorted()
         })?;
         let t = |r: &Timing| r.kernel_median.unwrap_or(r.median);
         let (kernel_ratio, pays_ratio) = (t(&gtap) / rayon.median, gtap.median / rayon.median);

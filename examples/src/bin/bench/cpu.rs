@@ -16,7 +16,7 @@ use gtap_examples::{
     reference_deep::{chain_rayon, chain_seq, deep_pool_of, uts_rayon, uts_seq, UTS_SMALL},
 };
 
-use super::{err, measure, print_table, Bench, Timing};
+use super::{baseline, err, measure, print_table, Bench, Timing};
 
 /// One workload's contenders at one worker count: gtap and rayon.
 struct AtCount {
@@ -117,11 +117,7 @@ impl Bench {
             |rt| rt.run::<Fib, _>(fib, (n,)).map_err(err),
             || reference::fib_rayon(n),
         )?;
-        let fib_seq = measure("sequential", reps, || {
-            Ok((reference::fib_seq(n) == want)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let fib_seq = baseline("sequential", reps, || reference::fib_seq(n) == want)?;
         table(&format!("fib({n}), a task per call"), &fib_rows, &fib_seq);
 
         let (q, cutoff) = (13, 5);
@@ -139,11 +135,7 @@ impl Bench {
             },
             || reference::nqueens_rayon(q, cutoff),
         )?;
-        let nq_seq = measure("sequential", reps, || {
-            Ok((reference::nqueens_seq(q) == want)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let nq_seq = baseline("sequential", reps, || reference::nqueens_seq(q) == want)?;
         table(
             &format!("nqueens({q}), detached tasks to depth {cutoff}"),
             &nq_rows,
@@ -160,10 +152,8 @@ impl Bench {
             |rt| rt.run::<Uts, _>(uts, (p, t.seed, 0, 0, 1)).map_err(err),
             || uts_rayon(&p, t.seed),
         )?;
-        let uts_s = measure("sequential, explicit stack", reps, || {
-            Ok((uts_seq(&p, t.seed).nodes == t.nodes)
-                .then_some(None)
-                .ok_or("seq wrong")?)
+        let uts_s = baseline("sequential, explicit stack", reps, || {
+            uts_seq(&p, t.seed).nodes == t.nodes
         })?;
         table(
             &format!("UTS binomial {}: {} nodes", t.name, t.nodes),
@@ -181,11 +171,7 @@ impl Bench {
             |rt| rt.run::<Chain, _>(chain, (steps, x)).map_err(err),
             || chain_rayon(steps, x),
         )?;
-        let chain_s = measure("sequential loops", reps, || {
-            Ok((chain_seq(steps, x) == want)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let chain_s = baseline("sequential loops", reps, || chain_seq(steps, x) == want)?;
         table(
             &format!("chain of {steps} dependent tasks"),
             &chain_rows,

@@ -17,7 +17,7 @@ use gtap_examples::{
 
 use gtap::Config;
 
-use super::{err, measure, print_table, Bench, Timing};
+use super::{baseline, err, measure, print_table, Bench, Timing};
 
 /// Links of the chain row.
 const CHAIN_STEPS: u32 = 1_000_000;
@@ -38,16 +38,10 @@ impl Bench {
             Ok(self.kernel_ms())
         })?;
         let pool = deep_pool(u64::from(n));
-        let rayon = measure("rayon::join per level", reps, || {
-            Ok((pool.install(|| chain_rayon(n, x)) == expected)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline("rayon::join per level", reps, || {
+            pool.install(|| chain_rayon(n, x)) == expected
         })?;
-        let seq = measure("sequential loops", reps, || {
-            Ok((chain_seq(n, x) == expected)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let seq = baseline("sequential loops", reps, || chain_seq(n, x) == expected)?;
         // The shared-deque ablation needs 10^6 records in the chain's one warp pool: 2^20 per
         // warp, on 64 warps (every warp's pool is that large, and a chain runs on one).
         let shared = self.shared_deque_row(1 << 20, Some(64), |rt| {
@@ -155,15 +149,11 @@ impl Bench {
         })?;
         let tasks = self.rt.last_stats().map_or(0, |s| s.tasks);
         let pool = deep_pool(u64::from(t.max_depth));
-        let rayon = measure("rayon::join where the tasks fork", reps, || {
-            Ok((pool.install(|| uts_rayon(&p, t.seed)) == t.nodes)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline("rayon::join where the tasks fork", reps, || {
+            pool.install(|| uts_rayon(&p, t.seed)) == t.nodes
         })?;
-        let seq = measure("sequential, explicit stack", reps, || {
-            Ok((uts_seq(&p, t.seed).nodes == t.nodes)
-                .then_some(None)
-                .ok_or("seq wrong")?)
+        let seq = baseline("sequential, explicit stack", reps, || {
+            uts_seq(&p, t.seed).nodes == t.nodes
         })?;
         let rate = |r: &Timing| t.nodes as f64 / r.kernel_median.unwrap_or(r.median) / 1e6;
         let line = format!(

@@ -141,6 +141,22 @@ pub(crate) fn scheduler_ratio(wf: &Timing, shared: Option<&Timing>) -> String {
     }
 }
 
+/// A baseline contender (rayon, sequential): `run` does the work and says whether its answer
+/// is right; a wrong answer aborts the benchmark, naming the contender.
+pub(crate) fn baseline(
+    name: &str,
+    reps: usize,
+    mut run: impl FnMut() -> bool,
+) -> Result<Timing, String> {
+    measure(name, reps, || {
+        if run() {
+            Ok(None)
+        } else {
+            Err(format!("{name}: wrong answer"))
+        }
+    })
+}
+
 pub(crate) fn measure(
     name: &str,
     reps: usize,

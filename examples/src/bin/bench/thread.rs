@@ -58,16 +58,10 @@ impl Bench {
             }
             Ok(self.kernel_ms())
         })?;
-        let rayon = measure("rayon::join at every call", reps, || {
-            Ok((reference::fib_rayon(n) == expected)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline("rayon::join at every call", reps, || {
+            reference::fib_rayon(n) == expected
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok((reference::fib_seq(n) == expected)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let seq = baseline("sequential", reps, || reference::fib_seq(n) == expected)?;
         let tasks = self.rt.last_stats().map_or(0, |s| s.tasks);
         let shared = self.shared_deque_row(8192, None, |rt| {
             let r = rt.run::<Fib, _>(fib, (n,)).map_err(err)?;
@@ -156,16 +150,10 @@ impl Bench {
             }
             Ok(self.kernel_ms())
         })?;
-        let rayon = measure(&format!("rayon::scope to depth {cutoff}"), reps, || {
-            Ok((reference::nqueens_rayon(n, cutoff) == expected)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline(&format!("rayon::scope to depth {cutoff}"), reps, || {
+            reference::nqueens_rayon(n, cutoff) == expected
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok((reference::nqueens_seq(n) == expected)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let seq = baseline("sequential", reps, || reference::nqueens_seq(n) == expected)?;
         let shared = self.shared_deque_row(8192, None, |rt| {
             let count = rt.upload(&[0u64]).map_err(err)?;
             rt.run::<NQueens, _>(nqueens, (n, 0, 0, 0, 0, cutoff, 0, count.slice()))
@@ -306,20 +294,11 @@ impl Bench {
                 Ok(rt.last_stats().and_then(|s| s.kernel_ms()))
             })?);
         }
-        let rayon = measure("rayon::join at every node", reps, || {
-            Ok(
-                (reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits()
-                    == expected.to_bits())
-                .then_some(None)
-                .ok_or("rayon wrong")?,
-            )
+        let rayon = baseline("rayon::join at every node", reps, || {
+            reference::tree_rayon(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits()
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok(
-                (reference::tree_seq(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits())
-                    .then_some(None)
-                    .ok_or("seq wrong")?,
-            )
+        let seq = baseline("sequential", reps, || {
+            reference::tree_seq(0, depth, 0, m, c, host_data).to_bits() == expected.to_bits()
         })?;
         rows.extend([rayon, seq]);
         self.table(
@@ -374,16 +353,10 @@ impl Bench {
             let gtap = bfs_split(&mut self.rt, &name, reps, (g, &expected), |rt, args| {
                 rt.run::<Bfs, _>(bfs_visit, args).map(|_| ())
             })?;
-            let rayon = measure("rayon, level-synchronous", reps, || {
-                Ok((bfs_rayon(g, 0) == expected)
-                    .then_some(None)
-                    .ok_or("rayon wrong")?)
+            let rayon = baseline("rayon, level-synchronous", reps, || {
+                bfs_rayon(g, 0) == expected
             })?;
-            let seq = measure("sequential queue BFS", reps, || {
-                Ok((bfs_seq(g, 0) == expected)
-                    .then_some(None)
-                    .ok_or("seq wrong")?)
-            })?;
+            let seq = baseline("sequential queue BFS", reps, || bfs_seq(g, 0) == expected)?;
             let teps = |t: &Timing| edges as f64 / t.kernel_median.unwrap_or(t.median) / 1e6;
             println!(
                 "\n  BFS edges/s on {what}: gtap {:.2} G, rayon {:.2} G, sequential {:.2} G ({edges} edges)",
@@ -426,15 +399,11 @@ impl Bench {
                 }
                 Ok(())
             })?;
-            let rayon = measure("rayon::join at every node", reps, || {
-                Ok(
-                    (reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data)
-                        .0
-                        .to_bits()
-                        == expected.to_bits())
-                    .then_some(None)
-                    .ok_or("rayon wrong")?,
-                )
+            let rayon = baseline("rayon::join at every node", reps, || {
+                reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data)
+                    .0
+                    .to_bits()
+                    == expected.to_bits()
             })?;
             self.table(
                 &format!("pruned 3-ary tree, depth {depth} ({nodes} nodes), mem_ops {m}, compute_iters {c} (gtap: its 8 MB table uploaded every call)"),
@@ -463,16 +432,10 @@ impl Bench {
             (&a, &x, &expected),
             |rt, args| rt.run::<Spmv, _>(spmv, args).map(|_| ()),
         )?;
-        let rayon = measure("rayon par_iter over rows", reps, || {
-            Ok((spmv_rayon(&a, &x) == expected)
-                .then_some(None)
-                .ok_or("rayon wrong")?)
+        let rayon = baseline("rayon par_iter over rows", reps, || {
+            spmv_rayon(&a, &x) == expected
         })?;
-        let seq = measure("sequential", reps, || {
-            Ok((spmv_seq(&a, &x) == expected)
-                .then_some(None)
-                .ok_or("seq wrong")?)
-        })?;
+        let seq = baseline("sequential", reps, || spmv_seq(&a, &x) == expected)?;
         self.table(
             &format!("SpMV, random {rows} x {rows}, {} entries (gtap: the matrix and x uploaded every call)", a.nnz()),
             &[gtap, rayon, seq],
