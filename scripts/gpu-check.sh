@@ -35,17 +35,27 @@ mode="${1:-all}"
 . scripts/carry-unpack.sh
 if [ -f $B/font.ttf ] && [ -z "${GTAP_FONT:-}" ]; then export GTAP_FONT=$PWD/$B/font.ttf; fi
 failed=()
+# Each check's output also goes to a log of its own, so that a failing check's last lines can
+# be repeated under the summary (a long run's earlier output scrolls out of a terminal's, or a
+# remote call's, tail). Under $OUT when the caller gives one (it comes back with the call).
+logs="${OUT:-${TMPDIR:-/tmp}}/gpu-check-logs"
+mkdir -p "$logs"
+tails=()
 passed=0
 
 check() { # check NAME TIMEOUT_S CMD...
   local name=$1 limit=$2; shift 2
   echo "=== $name: $*"
   local start=$(date +%s%N)
-  timeout --kill-after=10 "$limit" "$@"
-  local rc=$?
+  local log="$logs/$(printf '%03d' $(( passed + ${#failed[@]} ))).log"
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
   local secs=$(( ($(date +%s%N) - start) / 1000000 ))
   if [ $rc = 0 ]; then passed=$((passed + 1)); echo "--- ok: $name (${secs} ms)";
-  else failed+=("$name (rc $rc)"); echo "--- FAILED: $name (rc $rc, ${secs} ms)"; fi
+  else
+    failed+=("$name (rc $rc)"); echo "--- FAILED: $name (rc $rc, ${secs} ms)"
+    tails+=("$log|$name")
+  fi
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
@@ -279,6 +289,10 @@ if [ "$mode" = bench ] || [ "$mode" = all ]; then
 fi
 
 echo
+for t in "${tails[@]}"; do
+  echo "=== the last lines of a failed check: ${t#*|} (all of it: ${t%%|*})"
+  tail -n 25 "${t%%|*}"
+done
 echo "=== summary: $passed passed, ${#failed[@]} failed"
 for f in "${failed[@]}"; do echo "FAILED: $f"; done
 [ ${#failed[@]} = 0 ]
