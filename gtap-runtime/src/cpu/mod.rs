@@ -1,5 +1,5 @@
 //! The CPU executor: the same generated state machines as the GPU, on a work-stealing pool of
-//! OS threads.
+//! OS threads (`docs/cpu-executor.md`: how a run goes, what a task costs).
 //!
 //! - `pool.rs`: persistent, parked threads; one broadcast job per run.
 //! - `record.rs`: task records (header + frame) and the per-worker arenas they come from.
