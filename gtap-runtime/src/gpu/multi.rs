@@ -28,7 +28,7 @@ use cudarc::driver::sys;
 use gtap_device::gpu::layout::{Control, PeerInfo};
 use gtap_device::task::{Program, TaskFn};
 
-use super::pools::slot_bytes;
+use super::pools::{record_serves, slot_bytes};
 use super::{check, CuResult, Inner, Launch, Part, OK};
 use crate::config::{Devices, MAX_GPUS};
 use crate::error::{Error, Result};
@@ -118,11 +118,7 @@ fn shared_record_bytes(all: &[&mut Inner], need: usize) -> u32 {
 /// [`shared_record_bytes`] over each GPU's pools' record size (`None`: no pools yet).
 fn agreed_record_bytes(mut sizes: impl Iterator<Item = Option<u32>>, need: u32) -> u32 {
     match sizes.next().flatten() {
-        Some(s)
-            if s >= need && u64::from(s) <= 2 * u64::from(need) && sizes.all(|x| x == Some(s)) =>
-        {
-            s
-        }
+        Some(s) if record_serves(s, need) && sizes.all(|x| x == Some(s)) => s,
         _ => need,
     }
 }

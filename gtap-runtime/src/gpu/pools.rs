@@ -56,7 +56,7 @@ impl Inner {
             // reallocation of gigabytes (about 10 ms a run on one GPU, 19 ms on two
             // partitions). Several GPUs reuse only the size their run agreed on.
             let slots_fit = p.slot_bytes == slot_bytes
-                || (wf && !multi && p.slot_bytes > slot_bytes && p.slot_bytes <= 2 * slot_bytes);
+                || (wf && !multi && record_serves(p.slot_bytes, slot_bytes));
             if p.warps == warps
                 && p.pool_warps == pool_warps
                 && p.queue_cap == queue_entries.next_power_of_two().max(64)
@@ -205,6 +205,12 @@ impl Inner {
         self.pools = Some(p);
         Ok(())
     }
+}
+
+/// Whether task records of `have` bytes serve a program whose records need `need`: its frames
+/// fit, and pools of them hold at least half as many records as pools sized for it.
+pub(super) fn record_serves(have: u32, need: u32) -> bool {
+    have >= need && u64::from(have) <= 2 * u64::from(need)
 }
 
 /// The bytes of one task record (slot) whose frames take `frame_bytes`: the header, then the

@@ -63,12 +63,7 @@ fn scaled(
                 .ok_or(format!("gtap: {got}, expected {check}"))
         })?;
         let pool = deep_pool_of(depth, workers);
-        let r = measure(rayon_name, reps, || {
-            let got = pool.install(&rayon);
-            (got == check)
-                .then_some(None)
-                .ok_or(format!("rayon: {got}, expected {check}"))
-        })?;
+        let r = baseline(rayon_name, reps, || pool.install(&rayon) == check)?;
         out.push(AtCount {
             workers,
             gtap: g,
