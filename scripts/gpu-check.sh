@@ -37,9 +37,9 @@ if [ -f $B/font.ttf ] && [ -z "${GTAP_FONT:-}" ]; then export GTAP_FONT=$PWD/$B/
 failed=()
 # Each check's output also goes to a log of its own, so that a failing check's last lines can
 # be repeated under the summary (a long run's earlier output scrolls out of a terminal's, or a
-# remote call's, tail). Under $OUT when the caller gives one (it comes back with the call).
-logs="${OUT:-${TMPDIR:-/tmp}}/gpu-check-logs"
-mkdir -p "$logs"
+# remote call's, tail). A failed check's whole log is copied under $OUT when the caller gives
+# one (it comes back with the call; a hundred passing logs would not).
+logs=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-logs.XXXXXX")
 tails=()
 passed=0
 
@@ -55,6 +55,7 @@ check() { # check NAME TIMEOUT_S CMD...
   else
     failed+=("$name (rc $rc)"); echo "--- FAILED: $name (rc $rc, ${secs} ms)"
     tails+=("$log|$name")
+    if [ -n "${OUT:-}" ]; then mkdir -p "$OUT/gpu-check-failed" && cp "$log" "$OUT/gpu-check-failed/"; fi
   fi
 }
 
