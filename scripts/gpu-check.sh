@@ -21,7 +21,8 @@
 #   gpus:  every example on all GPUs of this machine (--devices all), each answer checked,
 #          and memcheck on the first two GPUs (a machine with several GPUs).
 #   scale: the scaling table: each workload on 1, 2 and all GPUs in one call, medians of
-#          REPS (default 5) runs, with the steals across GPUs (a machine with several GPUs).
+#          REPS (default 5) runs, with the steals across GPUs (a machine with several GPUs);
+#          ROWS (a regular expression over the rows' names) runs some of them.
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # The slowest rows check against the examples' rayon references (`--reference rayon`: the same
@@ -216,7 +217,8 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then
   check "partitions:2 EPAQ fib(32, 6)"        120 $B/fib 32 6 epaq --gpu --devices partitions:2
   check "partitions:2 fib(27), 256-entry deques" 120 $B/fib 27 --gpu --devices partitions:2 --tasks-per-warp 256
   check "partitions:2 constructs"             120 $B/constructs --gpu --devices partitions:2
-  check "partitions:2 BFS R-MAT 2^18 (no joins: one partition)" 120 $B/bfs rmat 18 --gpu --devices partitions:2
+  check "partitions:2 BFS R-MAT 2^18 (no joins)" 120 $B/bfs rmat 18 --gpu --devices partitions:2
+  check "partitions:8 nqueens(13, 5) (no joins)" 120 $B/nqueens 13 5 --gpu --devices partitions:8 --reps 3
   check "partitions:2 block tree D=16 (block-level: one partition)" 120 $B/binary_tree 16 64 64 --gpu --granularity block --devices partitions:2
   check "partitions:8 fib(30)"                120 $B/fib 30 --gpu --devices partitions:8
   if [ -n "$SAN" ]; then
@@ -242,6 +244,7 @@ if [ "$mode" = gpus ]; then
   if [ -n "$SAN" ]; then
     check "memcheck GPUs 0,1 fib(18)"         240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices 0,1
     check "memcheck GPUs 0,1 UTS b0 100"      240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu --devices 0,1
+    check "memcheck GPUs 0,1 nqueens(9, 4)"   240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices 0,1
   fi
 fi
 if [ "$mode" = scale ]; then
@@ -253,6 +256,8 @@ if [ "$mode" = scale ]; then
   r=${REPS:-5}
   while IFS='|' read -r name cmd; do
     [ -z "$name" ] && continue
+    # ROWS (an extended regular expression) picks rows by name, e.g. ROWS='nqueens|BFS'.
+    if [ -n "${ROWS:-}" ] && ! grep -qE "$ROWS" <<<"$name"; then continue; fi
     for d in $sets; do
       check "scale $name on $d" 180 $B/$cmd --gpu --reps $r --devices $d
     done
@@ -263,6 +268,7 @@ binary tree D=24|binary_tree 24 256 256 --reference rayon
 fib(40)|fib 40
 UTS 1e7|uts 1e7
 nqueens(17)|nqueens 17 7 --reference rayon
+BFS R-MAT 2^22|bfs rmat 22
 cilksort 10^9|cilksort 1000000000 --reference rayon
 EOS
 fi

@@ -70,7 +70,7 @@ pub enum Devices {
 }
 
 /// The most GPUs (or partitions) one run uses.
-pub const MAX_GPUS: usize = 8;
+pub const MAX_GPUS: usize = gtap_device::gpu::layout::MAX_GPUS;
 
 /// The most EPAQ queues a worker can have.
 pub const MAX_QUEUES: u32 = 8;

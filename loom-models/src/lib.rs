@@ -62,6 +62,12 @@
 //!   completion come back (worker to outbox, courier to the exporter's inbox) while the
 //!   exporting GPU runs the sibling; the parent resumes once with both results.
 //!   `no_outbox_release` and `no_inbox_release` leave out one hand-off's fence and release.
+//! - `termination::moved_task_keeps_the_run_going`: the end of a run without joins on
+//!   several GPUs (`peer`): a task moves between two GPUs three times while the first GPU's
+//!   courier runs its two waves over their live counts; the run ends only after the task
+//!   finished. `no_import_count`, `uncount_first` and `one_wave` leave out the import count in
+//!   the words' high half, count a move at the importer after the exporter uncounted it, or
+//!   end the run after one wave.
 //! - `park::parked_stolen_rejoined`: leaving a run and taking it up again (`park.rs`): a warp
 //!   parks with two private tasks (released, then its record saved and its flag released), a
 //!   thief steals one, and the warp of the same index in a later launch acquires the flag,
@@ -81,3 +87,5 @@ mod park;
 mod peer;
 #[cfg(test)]
 mod ring;
+#[cfg(test)]
+mod termination;

@@ -383,6 +383,10 @@ load!(
     ld_relaxed_sys_u32, u32, reg32, "ld.relaxed.sys.u32"
 );
 load!(
+    /// Relaxed load, system scope (the cross-GPU live counts).
+    ld_relaxed_sys_u64, u64, reg64, "ld.relaxed.sys.u64"
+);
+load!(
     /// Acquire load, system scope (the cross-GPU channels).
     ld_acquire_sys_u32, u32, reg32, "ld.acquire.sys.u32"
 );
@@ -601,6 +605,10 @@ rmw!(
 rmw!(
     /// Relaxed add, system scope (the cross-GPU channels).
     atom_relaxed_sys_add_u32, u32, reg32, "atom.relaxed.sys.add.u32"
+);
+rmw!(
+    /// Relaxed add, system scope (the cross-GPU live counts).
+    atom_relaxed_sys_add_u64, u64, reg64, "atom.relaxed.sys.add.u64"
 );
 rmw!(
     /// Relaxed exchange, system scope (the cross-GPU channels).

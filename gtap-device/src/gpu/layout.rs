@@ -217,6 +217,9 @@ pub struct GlobalQueueHeader {
     pub pad: u32,
 }
 
+/// The most GPUs (or partitions of one GPU) one run uses: the peer table's length.
+pub const MAX_GPUS: usize = 8;
+
 /// Run-wide control words (64 bytes, one line).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -256,8 +259,12 @@ pub struct Control {
     pub hungry_us: u32,
     /// Multi-GPU runs: requests for work this GPU's courier sent to other GPUs (a statistic).
     pub asks: u32,
-    /// Padding to a full line.
-    pub pad: [u32; 2],
+    /// Multi-GPU runs of programs without joins, in place of [`Control::live`]: the low 32
+    /// bits count this GPU's live tasks and its exports not yet acknowledged by the GPU that
+    /// imported them, the high 32 bits count its imports (they only grow). One word, so that
+    /// the first GPU's termination wave reads both at once (system scope, `gpu/peer`). Starts
+    /// at 1 on the first GPU (the root), 0 elsewhere.
+    pub live_here: u64,
 }
 
 /// The first device-side error of a run, in host-mapped memory so that it survives a trap.

@@ -210,8 +210,24 @@ impl Warp {
     }
 
     /// Work-first, programs without joins, lane 0: adds `delta` to the live-task count and ends
-    /// the run when it reaches 0.
-    pub(crate) unsafe fn flush_live(&self, delta: i32) {
+    /// the run when it reaches 0. In the multi-GPU kernel of a run on several GPUs the count
+    /// is this GPU's [`Control::live_here`] and reaching 0 ends nothing: the first GPU's
+    /// courier decides when every GPU's count is 0 at once (`gpu/peer`).
+    pub(crate) unsafe fn flush_live<const MULTI: bool>(&self, delta: i32) {
+        if MULTI && self.run().gpus > 1 {
+            // SAFETY: the control block is valid for the whole run.
+            // Ordering: relaxed, scope .sys (the first GPU's courier reads the word across
+            // GPUs); a count only. Added as a 64-bit value: the live count never goes below
+            // the tasks it counted before (the one-GPU argument), so a negative `delta` never
+            // borrows from the import count in the high half.
+            unsafe {
+                a::atom_relaxed_sys_add_u64(
+                    addr_of_mut!((*self.control).live_here),
+                    i64::from(delta) as u64,
+                );
+            }
+            return;
+        }
         // SAFETY: the control block is valid for the whole run.
         unsafe {
             // Ordering: relaxed, scope .gpu; a count only (see the publish step).

@@ -227,6 +227,8 @@ impl Inner {
         self.run_params = params;
         let control = Control {
             live: 1,
+            // A run of a program without joins on several GPUs counts the root on the first.
+            live_here: u64::from(part.gpu == 0),
             ..Control::default()
         };
         // The root slot: header, then the arguments at the frame's offset 0.

@@ -605,8 +605,8 @@ impl GpuBackend {
         if stop.steered() {
             self.check_steerable::<P>()?;
         }
-        // Only thread-level programs with joins spread over GPUs (`Devices`).
-        if self.others.is_empty() || P::HAS_BLOCK || !P::JOINS {
+        // Only thread-level programs spread over GPUs (`Devices`).
+        if self.others.is_empty() || P::HAS_BLOCK {
             let r = self.inner.run::<P, T>(entry, args, stride, stop);
             return r.map(|seg| match seg {
                 Segment::Done(o, mut st) => {

@@ -15,14 +15,22 @@
 //! - Its lanes own the import-table entries in stripes (`lane`, `lane + 32`, ...): an entry is
 //!   written by its lane at an import and cleared by the same lane when the completion is
 //!   forwarded.
+//! - Programs without joins use no import table: an import is counted in this GPU's
+//!   [`Control::live_here`] before its copies are published here, and acknowledged to the
+//!   exporter after that, which then frees its records and uncounts them (the parent module's
+//!   "Termination without joins").
 
 use core::ptr::addr_of_mut;
 
-use super::{exports_of, finish_root, import_entries, own_exports, peer, run, HUNGRY_REPORTS};
+use super::{
+    exports_of, finish_root, import_entries, own_exports, peer, run, stop_everywhere,
+    HUNGRY_REPORTS,
+};
 use crate::arch::nvptx as a;
 use crate::gpu::global_queue::GlobalQueues;
 use crate::gpu::layout::{
-    is_slot, Control, Header, Params, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED, IMPORT_BASE, NONE,
+    is_slot, Control, Header, Params, ERR_PROTOCOL, FLAG_DONE, FLAG_SHARED, IMPORT_BASE, MAX_GPUS,
+    NONE,
 };
 use crate::gpu::warp::{stop_requested, Warp, FULL};
 
@@ -44,13 +52,14 @@ const COURIER_MAX_NS: u32 = 4096;
 /// The courier: the last warp of this GPU's grid, every lane, after the warp's shared words
 /// were initialized; returns when the run stops. Each round it takes completions from the
 /// inbox, and while this GPU is hungry, takes back its own unclaimed exports, imports from
-/// peers, or asks one peer for work (module doc).
+/// peers, or asks one peer for work (module doc). `joins`: the program's tasks join their
+/// children (else they are detached, and the first GPU's courier detects the end).
 ///
 /// # Safety
 ///
 /// Every lane of worker `warp` (shared words at `smem`), converged, holding no task.
 #[inline(never)]
-pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
+pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord, joins: bool) {
     let p = run();
     let lane = a::lane_id();
     let w = Warp::new(p, warp, lane, smem);
@@ -115,8 +124,15 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
         if a::shfl_sync_idx_b32(FULL, u32::from(stop), 0) != 0 {
             return;
         }
+        if !joins && p.gpu == 0 && lane == 0 {
+            // SAFETY: the control blocks of the run's GPUs.
+            if unsafe { every_count_zero(p) } {
+                // SAFETY: as above.
+                unsafe { stop_everywhere(p) };
+            }
+        }
         // SAFETY: every lane, converged; the inbox and the outbox (module doc).
-        moved += unsafe { w.take_completions(p) + w.forward_completions(p) };
+        moved += unsafe { w.take_completions(p, joins) + w.forward_completions(p) };
         let mut request = 0;
         if lane == 0 {
             // SAFETY: the control block.
@@ -135,7 +151,7 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
         let hungry = a::shfl_sync_idx_b32(FULL, u32::from(hungry), 0) != 0;
         if hungry {
             // SAFETY: every lane, converged; forwarded.
-            let got = unsafe { w.import_round(p, &mut cursor, entries) };
+            let got = unsafe { w.import_round(p, &mut cursor, entries, joins) };
             moved += got;
             if got > 0 {
                 waited = 0;
@@ -194,8 +210,9 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord) {
 impl Warp {
     /// The courier, every lane (converged): takes up to [`INBOX_BATCH`] completions from this
     /// GPU's inbox, one a lane, completes each exported task, and pushes the parents that
-    /// became ready to the overflow queues; how many completions.
-    unsafe fn take_completions(&self, p: &Params) -> u32 {
+    /// became ready to the overflow queues; how many completions. Without joins an entry is
+    /// an import's acknowledgement: the exported record is freed and uncounted.
+    unsafe fn take_completions(&self, p: &Params, joins: bool) -> u32 {
         // SAFETY: this GPU's entry of the peer table.
         let inbox = GlobalQueues::inbox_of(unsafe { &peer(p, p.gpu) });
         let (mut base, mut got) = (0, 0);
@@ -214,16 +231,38 @@ impl Warp {
         inbox.fence();
         let mut ready = NONE;
         let mut ready_q = 0;
+        let mut slot = NONE;
         if self.lane < got {
             // SAFETY: a claimed position, fenced.
-            let slot = unsafe { inbox.take(0, base.wrapping_add(self.lane)) };
+            slot = unsafe { inbox.take(0, base.wrapping_add(self.lane)) };
+        }
+        if !joins {
             if slot != NONE {
-                // SAFETY: a completed export of this GPU, taken by this lane alone.
-                ready = unsafe { self.complete_export(slot) };
-                if ready != NONE {
-                    // SAFETY: a live task of this GPU (acquired by the join).
-                    ready_q = u32::from(unsafe { (*self.header(ready)).queue });
-                }
+                // SAFETY: this GPU's exported record, copied by the importer, taken by this
+                // lane alone; the courier is between rounds (its free stack is clamped).
+                unsafe { self.free_one_wf(slot) };
+            }
+            let acked = a::vote_sync_ballot_b32(FULL, slot != NONE).count_ones();
+            if self.lane == 0 && acked > 0 {
+                // SAFETY: the control block.
+                // Ordering: relaxed, scope .sys (the first GPU's wave reads it); after the
+                // inbox's acquire, so after the importer counted the copies in its own word:
+                // the exported tasks were counted here until then.
+                unsafe {
+                    a::atom_relaxed_sys_add_u64(
+                        addr_of_mut!((*self.control).live_here),
+                        (-i64::from(acked)) as u64,
+                    )
+                };
+            }
+            return got;
+        }
+        if slot != NONE {
+            // SAFETY: a completed export of this GPU, taken by this lane alone.
+            ready = unsafe { self.complete_export(slot) };
+            if ready != NONE {
+                // SAFETY: a live task of this GPU (acquired by the join).
+                ready_q = u32::from(unsafe { (*self.header(ready)).queue });
             }
         }
         for q in 0..p.queues {
@@ -273,38 +312,9 @@ impl Warp {
             }
         }
         for dest in 0..p.gpus {
-            if dest == p.gpu {
-                continue;
-            }
-            let mine = if g == dest { slot } else { NONE };
-            let mask = a::vote_sync_ballot_b32(FULL, mine != NONE);
-            if mask == 0 {
-                continue;
-            }
-            // SAFETY: dest < gpus.
-            let inbox = GlobalQueues::inbox_of(unsafe { &peer(p, dest) });
-            let mut at = 0;
-            if self.lane == 0 {
-                // SAFETY: the inbox's one queue.
-                at = unsafe { inbox.reserve(0, mask.count_ones(), self.warp, 0) };
-            }
-            let at = a::shfl_sync_idx_b32(FULL, at, 0);
-            if at == NONE {
-                break;
-            }
-            if mine != NONE {
-                let rank = (mask & a::lanemask_lt()).count_ones();
-                // SAFETY: a reserved position, written by this lane alone.
-                unsafe { inbox.write(0, at.wrapping_add(rank), mine) };
-            }
-            // Release side of the completions: every result this warp acquired, and the
-            // entries, before the commit's `.sys` release that the exporter's courier
-            // acquires.
-            inbox.fence();
-            a::bar_warp_sync(FULL);
-            if self.lane == 0 {
-                // SAFETY: positions this warp reserved and wrote.
-                unsafe { inbox.commit(0, at, mask.count_ones()) };
+            if dest != p.gpu {
+                // SAFETY: every lane, converged; dest < gpus.
+                unsafe { self.push_inbox(p, dest, if g == dest { slot } else { NONE }) };
             }
         }
         if e != NONE {
@@ -314,6 +324,41 @@ impl Warp {
             unsafe { a::st_relaxed_gpu_u64(table.add(e as usize), 0) };
         }
         got
+    }
+
+    /// The courier, every lane (converged): pushes each lane's `slot` (those that are not
+    /// [`NONE`]) to the completion inbox of GPU `dest` (another GPU), in one reservation and
+    /// one commit.
+    unsafe fn push_inbox(&self, p: &Params, dest: u32, mine: u32) {
+        let mask = a::vote_sync_ballot_b32(FULL, mine != NONE);
+        if mask == 0 {
+            return;
+        }
+        // SAFETY: dest < gpus.
+        let inbox = GlobalQueues::inbox_of(unsafe { &peer(p, dest) });
+        let mut at = 0;
+        if self.lane == 0 {
+            // SAFETY: the inbox's one queue.
+            at = unsafe { inbox.reserve(0, mask.count_ones(), self.warp, 0) };
+        }
+        let at = a::shfl_sync_idx_b32(FULL, at, 0);
+        if at == NONE {
+            return;
+        }
+        if mine != NONE {
+            let rank = (mask & a::lanemask_lt()).count_ones();
+            // SAFETY: a reserved position, written by this lane alone.
+            unsafe { inbox.write(0, at.wrapping_add(rank), mine) };
+        }
+        // Release side of the completions (or acknowledgements): every result this warp
+        // acquired, this GPU's count of the imports, and the entries, before the commit's
+        // `.sys` release that the exporter's courier acquires.
+        inbox.fence();
+        a::bar_warp_sync(FULL);
+        if self.lane == 0 {
+            // SAFETY: positions this warp reserved and wrote.
+            unsafe { inbox.commit(0, at, mask.count_ones()) };
+        }
     }
 
     /// The courier, every lane (converged): pushes each lane's `slot` (those that are not
@@ -436,11 +481,16 @@ impl Warp {
     /// [`CLAIMS_PER_ROUND`] claims of up to 32 tasks, first from this GPU's own export queues
     /// (moved to its overflow queues as they are), then from the peers' (imported); returns
     /// the tasks moved.
-    unsafe fn import_round(&self, p: &Params, cursor: &mut u32, entries: u32) -> u32 {
+    unsafe fn import_round(&self, p: &Params, cursor: &mut u32, entries: u32, joins: bool) -> u32 {
         let mut moved = 0;
         for _ in 0..CLAIMS_PER_ROUND {
-            // A free import-table entry for each lane (this lane's own, from its cursor).
-            let free = self.free_entry(p, cursor, entries);
+            // A free import-table entry for each lane (this lane's own, from its cursor);
+            // detached tasks need none.
+            let free = if joins {
+                self.free_entry(p, cursor, entries)
+            } else {
+                0
+            };
             let room = a::vote_sync_ballot_b32(FULL, free != NONE);
             let mut got = 0;
             let mut base = 0;
@@ -475,7 +525,7 @@ impl Warp {
             let g = a::shfl_sync_idx_b32(FULL, g, 0);
             let q = a::shfl_sync_idx_b32(FULL, q, 0);
             // SAFETY: claimed positions of GPU g's export queue q; every lane, converged.
-            unsafe { self.move_claimed(p, g, q, base, got, room, free) };
+            unsafe { self.move_claimed(p, g, q, base, got, room, free, joins) };
             moved += got;
         }
         moved
@@ -507,7 +557,8 @@ impl Warp {
     /// The courier, every lane (converged), after lane 0 claimed `[base, base + got)` of GPU
     /// `g`'s export queue `q`: moves the tasks to this GPU's overflow queue `q`, copying each
     /// into a slot of this GPU's pool when `g` is another GPU (lanes with a free entry in
-    /// `room`, `free` this lane's).
+    /// `room`, `free` this lane's). Without `joins`, the copies are counted here before they
+    /// are published, and acknowledged to `g` after.
     #[allow(clippy::too_many_arguments)]
     unsafe fn move_claimed(
         &self,
@@ -518,6 +569,7 @@ impl Warp {
         got: u32,
         room: u32,
         free: u32,
+        joins: bool,
     ) {
         // SAFETY: g < gpus.
         let ex = unsafe { exports_of(p, g) };
@@ -535,22 +587,43 @@ impl Warp {
             NONE
         };
         let mut slot = NONE;
+        let mut remote = NONE;
         if rank < got {
             // SAFETY: a claimed position, fenced.
-            let remote = unsafe { ex.take(q, base.wrapping_add(rank)) };
+            remote = unsafe { ex.take(q, base.wrapping_add(rank)) };
             if remote != NONE {
                 slot = if g == p.gpu {
                     remote
                 } else {
                     // SAFETY: GPU g's task `remote`, acquired; this lane's free entry.
-                    unsafe { self.import_one(p, g, remote, free) }
+                    unsafe { self.import_one(p, g, remote, free, joins) }
                 };
             }
+        }
+        let copies = a::vote_sync_ballot_b32(FULL, slot != NONE).count_ones();
+        if !joins && g != p.gpu && self.lane == 0 && copies > 0 {
+            // SAFETY: the control block.
+            // Ordering: relaxed, scope .sys (the first GPU's wave reads it); before the
+            // copies' publication below (program order, then its fence and release), so a
+            // worker that finishes one uncounts it after this count; the import count in the
+            // high half tells the wave that tasks arrived.
+            unsafe {
+                a::atom_relaxed_sys_add_u64(
+                    addr_of_mut!((*self.control).live_here),
+                    (1u64 << 32) + u64::from(copies),
+                )
+            };
         }
         // A lane whose import failed (an error is recorded) pushes nothing; the run is
         // stopping.
         // SAFETY: every lane, converged; q < queues.
         unsafe { self.push_lanes(GlobalQueues::of_run(), q, slot) };
+        if !joins && g != p.gpu {
+            // The acknowledgements, after the count above: `g` frees and uncounts its records.
+            let copied = if slot != NONE { remote } else { NONE };
+            // SAFETY: every lane, converged; g is another GPU of the run.
+            unsafe { self.push_inbox(p, g, copied) };
+        }
         if self.lane == 0 && g != p.gpu {
             // SAFETY: the control block.
             // Ordering: relaxed, scope .gpu; statistics the host reads after the run.
@@ -562,9 +635,10 @@ impl Warp {
     }
 
     /// One lane of the courier: copies GPU `g`'s task `remote` (claimed and acquired) into a
-    /// slot of this GPU's pool as an import (parent `IMPORT_BASE + entry`, the entry recording
-    /// `(g, remote)`); the local slot, or [`NONE`] when none was left (an error is recorded).
-    unsafe fn import_one(&self, p: &Params, g: u32, remote: u32, entry: u32) -> u32 {
+    /// slot of this GPU's pool as an import (with `joins`, parent `IMPORT_BASE + entry`, the
+    /// entry recording `(g, remote)`; a detached task has no parent); the local slot, or
+    /// [`NONE`] when none was left (an error is recorded).
+    unsafe fn import_one(&self, p: &Params, g: u32, remote: u32, entry: u32, joins: bool) -> u32 {
         // SAFETY: for the whole body, GPU g's slot `remote` (acquired by the caller's fence);
         // a fresh local slot; this lane's free table entry.
         unsafe {
@@ -585,14 +659,59 @@ impl Warp {
             (*to).state = (*from).state;
             (*to).queue = (*from).queue;
             (*to).pending = 0;
-            (*to).parent = IMPORT_BASE + entry;
+            (*to).parent = if joins { IMPORT_BASE + entry } else { NONE };
             (*to).flags = 0;
             (*to).result_dst = (*from).result_dst;
-            // Plain: read by whoever completes the import, after the task's publication here.
-            (p.imports as *mut u64)
-                .add(entry as usize)
-                .write((u64::from(g) + 1) << 32 | u64::from(remote));
+            if joins {
+                // Plain: read by whoever completes the import, after the task's publication
+                // here.
+                (p.imports as *mut u64)
+                    .add(entry as usize)
+                    .write((u64::from(g) + 1) << 32 | u64::from(remote));
+            }
             local
         }
+    }
+}
+
+/// The first GPU's courier, lane 0, in a run of a program without joins: whether every GPU's
+/// live count is 0 at once, so that no task is left anywhere (the parent module's
+/// "Termination without joins"). Two waves read every GPU's [`Control::live_here`]; the
+/// answer is yes when every count read is 0 and each word read the same in both waves (its
+/// import count unchanged: no task arrived on that GPU between its two reads).
+///
+/// # Safety
+///
+/// The run has several GPUs; their control blocks are valid.
+unsafe fn every_count_zero(p: &Params) -> bool {
+    let c = p.control as *mut Control;
+    // SAFETY: for the whole body, this GPU's and the peers' control blocks.
+    unsafe {
+        // Ordering: relaxed, scope .sys; the words are counts, and the argument is over their
+        // coherence orders (module doc of `peer`).
+        if a::ld_relaxed_sys_u64(addr_of_mut!((*c).live_here)) as u32 != 0 {
+            return false;
+        }
+        let gpus = (p.gpus as usize).min(MAX_GPUS);
+        let word = |g: usize| {
+            let pc = peer(p, g as u32).control as *mut Control;
+            // Ordering: as above.
+            a::ld_relaxed_sys_u64(addr_of_mut!((*pc).live_here))
+        };
+        let mut first = [0u64; MAX_GPUS];
+        for (g, w) in first.iter_mut().enumerate().take(gpus) {
+            *w = word(g);
+            if *w as u32 != 0 {
+                return false;
+            }
+        }
+        // The first wave's reads before the second's (sequentially consistent fence, system
+        // scope): each second read sees its word at or after the first read's value.
+        a::fence_sc_sys();
+        first
+            .iter()
+            .take(gpus)
+            .enumerate()
+            .all(|(g, &w)| word(g) == w)
     }
 }

@@ -176,19 +176,9 @@ pub(crate) unsafe fn finish_root(parent: u32) {
     // SAFETY: the control block, the peer table, the import table.
     unsafe {
         if parent == NONE {
-            // Ordering: release, scope .gpu; the root's result is written before.
-            a::st_release_gpu_u32(addr_of_mut!((*c).done), 1);
-            if p.gpus > 1 {
-                // Every GPU stops: nothing of the tree is left anywhere (every import's
-                // completion was counted in an ancestor's join before the root completed).
-                // Ordering: release, scope .sys; the other GPUs read results only on the host.
-                for g in 0..p.gpus {
-                    if g != p.gpu {
-                        let pc = peer(p, g).control as *mut Control;
-                        a::st_release_sys_u32(addr_of_mut!((*pc).done), 1);
-                    }
-                }
-            }
+            // Every GPU stops: nothing of the tree is left anywhere (every import's completion
+            // was counted in an ancestor's join before the root completed).
+            stop_everywhere(p);
             return;
         }
         let e = parent - IMPORT_BASE;
@@ -207,6 +197,29 @@ pub(crate) unsafe fn finish_root(parent: u32) {
         outbox.write(0, pos, e);
         outbox.fence();
         outbox.commit(0, pos, 1);
+    }
+}
+
+/// The run is over: stores `done` on this GPU and on every other GPU of the run.
+///
+/// # Safety
+///
+/// The run's control blocks (and, with several GPUs, its peer table) are valid.
+pub(crate) unsafe fn stop_everywhere(p: &Params) {
+    let c = p.control as *mut Control;
+    // SAFETY: the control blocks of the run.
+    unsafe {
+        // Ordering: release, scope .gpu; the root's result (with joins) is written before.
+        a::st_release_gpu_u32(addr_of_mut!((*c).done), 1);
+        if p.gpus > 1 {
+            // Ordering: release, scope .sys; the other GPUs read results only on the host.
+            for g in 0..p.gpus {
+                if g != p.gpu {
+                    let pc = peer(p, g).control as *mut Control;
+                    a::st_release_sys_u32(addr_of_mut!((*pc).done), 1);
+                }
+            }
+        }
     }
 }
 

@@ -788,7 +788,7 @@ pub unsafe fn block_worker<
                 // Raised before the new tasks are published (below, after the barrier), so
                 // the count is 0 only when none is left.
                 // SAFETY: the control block is valid.
-                unsafe { w.flush_live(s.wrapping_sub(f) as i32) };
+                unsafe { w.flush_live::<false>(s.wrapping_sub(f) as i32) };
             }
             a::bar_sync();
         }

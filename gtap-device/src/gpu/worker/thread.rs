@@ -123,7 +123,7 @@ pub unsafe fn thread_worker<
         // The last warp of each GPU of a multi-GPU run is its courier: it runs no tasks and
         // is the only warp that touches other GPUs' channels (`peer`).
         // SAFETY: every lane of this warp, converged; its shared words are initialized.
-        unsafe { crate::gpu::peer::courier(warp, smem) };
+        unsafe { crate::gpu::peer::courier(warp, smem, P::JOINS) };
         return;
     }
 
@@ -264,7 +264,7 @@ pub unsafe fn thread_worker<
             // ---- Idle: stop if the run is over, otherwise back off and retry. ----
             if wf && !P::JOINS && lane == 0 && live_debt != 0 {
                 // SAFETY: the control block is valid.
-                unsafe { w.flush_live(live_debt) };
+                unsafe { w.flush_live::<MULTI>(live_debt) };
                 live_debt = 0;
             }
             let code = w.warp_leave_code(parkable);
@@ -407,14 +407,14 @@ pub unsafe fn thread_worker<
                 live_debt = live_debt.wrapping_add(s.wrapping_sub(f) as i32);
                 if live_debt > 0 {
                     // SAFETY: the control block is valid.
-                    unsafe { w.flush_live(live_debt) };
+                    unsafe { w.flush_live::<MULTI>(live_debt) };
                     live_debt = 0;
                 }
             } else if lane == 0 && s != f {
                 // The ablations: raised before the new tasks are published, so the count
                 // reaches 0 only when no task is left.
                 // SAFETY: the control block is valid.
-                unsafe { w.flush_live(s.wrapping_sub(f) as i32) };
+                unsafe { w.flush_live::<MULTI>(s.wrapping_sub(f) as i32) };
             }
         }
         if lane == 0 {
@@ -559,7 +559,7 @@ pub unsafe fn thread_worker<
     if parkable && leave == LEAVE_PARK {
         if !P::JOINS && lane == 0 && live_debt != 0 {
             // SAFETY: the control block is valid.
-            unsafe { w.flush_live(live_debt) };
+            unsafe { w.flush_live::<MULTI>(live_debt) };
         }
         // SAFETY: between batches (the loop's stop checks), converged; `kept` tasks of
         // `cur_q` are the publish step's keep.
