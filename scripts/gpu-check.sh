@@ -22,7 +22,8 @@
 #          and memcheck on the first two GPUs (a machine with several GPUs).
 #   scale: the scaling table: each workload on 1, 2 and all GPUs in one call, medians of
 #          REPS (default 5) runs, with the steals across GPUs (a machine with several GPUs);
-#          ROWS (a regular expression over the rows' names) runs some of them.
+#          ROWS (a regular expression over the rows' names) runs some of them, SPREADS
+#          (values of --spread-after-ms) runs each several-GPU set with each.
 #   all:   quick and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # The slowest rows check against the examples' rayon references (`--reference rayon`: the same
@@ -168,7 +169,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = cancel ]; then
   # checked run on the same runtime after every stop.
   check "cancel fib(46) after 50 ms"          120 $B/cancel 46 50 --gpu --reps 10
   check "cancel fib(46) after 5 ms"           120 $B/cancel 46 5 --gpu --reps 10
-  check "cancel fib(46), 2 partitions"        120 $B/cancel 46 50 --gpu --reps 5 --devices partitions:2
+  check "cancel fib(46), 2 partitions"        120 $B/cancel 46 50 --gpu --reps 5 --devices partitions:2 --spread-after-ms 0
   check "cancel fib(46) after 1 ms"           120 $B/cancel 46 1 --gpu --reps 10
   # Sharing the GPU: fib(40) on half the SMs' worth of blocks (Config::sms) beside a 1 GiB
   # device-to-device copy on another stream, and on all SMs, each alone and together.
@@ -184,7 +185,7 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = soak ]; then
   # every 250 (panics, PoolExhausted, cancel, deadline, a hang), memory at start/middle/end,
   # then a fault that loses the context and a new runtime after it.
   check "soak: 100,000 runs, injected errors, a lost context" 600 $B/soak 100000 --gpu
-  check "soak, 2 partitions (panics on either)" 300 $B/soak 5000 --gpu --devices partitions:2
+  check "soak, 2 partitions (panics on either)" 300 $B/soak 5000 --gpu --devices partitions:2 --spread-after-ms 0
   # What the driver gives back after an illegal address (printed, not judged: contexts.rs
   # answers ContextLost for as long as it gives nothing back).
   check "context-probe reset"                 60 $B/context-probe reset
@@ -204,47 +205,49 @@ fi
 if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = multi ]; then
   # Several GPUs' protocol (Config::devices) on this one GPU: Devices::Partitions splits it
   # into kernels that export, import and complete each other's tasks exactly as GPUs do.
+  # `--spread-after-ms 0`: these runs are small, and tasks must cross from the start.
   for n in 2 4; do
-    check "partitions:$n fib(36)"             120 $B/fib 36 --gpu --devices partitions:$n --reps 3
-    check "partitions:$n nqueens(14, 5)"      120 $B/nqueens 14 5 --gpu --devices partitions:$n
-    check "partitions:$n UTS 1e7"             120 $B/uts 1e7 --gpu --devices partitions:$n --reps 3
+    check "partitions:$n fib(36)"             120 $B/fib 36 --gpu --devices partitions:$n --spread-after-ms 0 --reps 3
+    check "partitions:$n nqueens(14, 5)"      120 $B/nqueens 14 5 --gpu --devices partitions:$n --spread-after-ms 0
+    check "partitions:$n UTS 1e7"             120 $B/uts 1e7 --gpu --devices partitions:$n --spread-after-ms 0 --reps 3
   done
-  check "partitions:2 cilksort 10^7"          120 $B/cilksort 10000000 --gpu --devices partitions:2
-  check "partitions:2 mergesort 10^6"         120 $B/mergesort 1000000 --gpu --devices partitions:2
-  check "partitions:2 binary tree D=20"       120 $B/binary_tree 20 256 256 --gpu --devices partitions:2 --reference rayon
-  check "partitions:2 pruned tree D=24"       120 $B/pruned_tree 24 --gpu --devices partitions:2
-  check "partitions:2 chain 10^5"             120 $B/chain 100000 --gpu --devices partitions:2
-  check "partitions:2 EPAQ fib(32, 6)"        120 $B/fib 32 6 epaq --gpu --devices partitions:2
-  check "partitions:2 fib(27), 256-entry deques" 120 $B/fib 27 --gpu --devices partitions:2 --tasks-per-warp 256
-  check "partitions:2 constructs"             120 $B/constructs --gpu --devices partitions:2
-  check "partitions:2 BFS R-MAT 2^18 (no joins)" 120 $B/bfs rmat 18 --gpu --devices partitions:2
-  check "partitions:8 nqueens(13, 5) (no joins)" 120 $B/nqueens 13 5 --gpu --devices partitions:8 --reps 3
-  check "partitions:2 block tree D=16 (block-level: one partition)" 120 $B/binary_tree 16 64 64 --gpu --granularity block --devices partitions:2
-  check "partitions:8 fib(30)"                120 $B/fib 30 --gpu --devices partitions:8
+  check "partitions:2 cilksort 10^7"          120 $B/cilksort 10000000 --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 mergesort 10^6"         120 $B/mergesort 1000000 --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 binary tree D=20"       120 $B/binary_tree 20 256 256 --gpu --devices partitions:2 --spread-after-ms 0 --reference rayon
+  check "partitions:2 pruned tree D=24"       120 $B/pruned_tree 24 --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 chain 10^5"             120 $B/chain 100000 --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 EPAQ fib(32, 6)"        120 $B/fib 32 6 epaq --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 fib(27), 256-entry deques" 120 $B/fib 27 --gpu --devices partitions:2 --spread-after-ms 0 --tasks-per-warp 256
+  check "partitions:2 constructs"             120 $B/constructs --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:2 BFS R-MAT 2^18 (no joins)" 120 $B/bfs rmat 18 --gpu --devices partitions:2 --spread-after-ms 0
+  check "partitions:8 nqueens(13, 5) (no joins)" 120 $B/nqueens 13 5 --gpu --devices partitions:8 --spread-after-ms 0 --reps 3
+  check "partitions:2 block tree D=16 (block-level: one partition)" 120 $B/binary_tree 16 64 64 --gpu --granularity block --devices partitions:2 --spread-after-ms 0
+  check "partitions:8 fib(30)"                120 $B/fib 30 --gpu --devices partitions:8 --spread-after-ms 0
   if [ -n "$SAN" ]; then
-    check "memcheck partitions:2 fib(18)"     240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices partitions:2
-    check "memcheck partitions:2 nqueens(9, 4)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices partitions:2
+    check "memcheck partitions:2 fib(18)"     240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices partitions:2 --spread-after-ms 0
+    check "memcheck partitions:2 nqueens(9, 4)" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices partitions:2 --spread-after-ms 0
   fi
 fi
 if [ "$mode" = gpus ]; then
-  # One task tree on every GPU of the machine (Config::devices = Devices::All).
-  check "all GPUs fib(40)"                    180 $B/fib 40 --gpu --devices all --reps 3
-  check "all GPUs nqueens(16, 7)"             180 $B/nqueens 16 7 --gpu --devices all --reps 3 --reference rayon
-  check "all GPUs UTS 1e7"                    180 $B/uts 1e7 --gpu --devices all --reps 3
-  check "all GPUs cilksort 10^8"              180 $B/cilksort 100000000 --gpu --devices all --reference rayon
-  check "all GPUs mergesort 10^6"             180 $B/mergesort 1000000 --gpu --devices all
-  check "all GPUs binary tree D=22"           180 $B/binary_tree 22 256 256 --gpu --devices all --reps 3 --reference rayon
-  check "all GPUs pruned tree D=26"           180 $B/pruned_tree 26 --gpu --devices all --reps 3
-  check "all GPUs chain 10^5"                 180 $B/chain 100000 --gpu --devices all
-  check "all GPUs EPAQ fib(36, 9)"            180 $B/fib 36 9 epaq --gpu --devices all --reps 3
-  check "all GPUs constructs"                 180 $B/constructs --gpu --devices all
-  check "all GPUs BFS R-MAT 2^20"             180 $B/bfs rmat 20 --gpu --devices all
-  check "all GPUs SpMV 10^5 rows"             180 $B/spmv random 100000 64 --gpu --devices all
-  check "all GPUs soak (panics on any GPU)"   300 $B/soak 5000 --gpu --devices all
+  # One task tree on every GPU of the machine (Config::devices = Devices::All), spreading from
+  # the start so that tasks cross in these small runs.
+  check "all GPUs fib(40)"                    180 $B/fib 40 --gpu --devices all --spread-after-ms 0 --reps 3
+  check "all GPUs nqueens(16, 7)"             180 $B/nqueens 16 7 --gpu --devices all --spread-after-ms 0 --reps 3 --reference rayon
+  check "all GPUs UTS 1e7"                    180 $B/uts 1e7 --gpu --devices all --spread-after-ms 0 --reps 3
+  check "all GPUs cilksort 10^8"              180 $B/cilksort 100000000 --gpu --devices all --spread-after-ms 0 --reference rayon
+  check "all GPUs mergesort 10^6"             180 $B/mergesort 1000000 --gpu --devices all --spread-after-ms 0
+  check "all GPUs binary tree D=22"           180 $B/binary_tree 22 256 256 --gpu --devices all --spread-after-ms 0 --reps 3 --reference rayon
+  check "all GPUs pruned tree D=26"           180 $B/pruned_tree 26 --gpu --devices all --spread-after-ms 0 --reps 3
+  check "all GPUs chain 10^5"                 180 $B/chain 100000 --gpu --devices all --spread-after-ms 0
+  check "all GPUs EPAQ fib(36, 9)"            180 $B/fib 36 9 epaq --gpu --devices all --spread-after-ms 0 --reps 3
+  check "all GPUs constructs"                 180 $B/constructs --gpu --devices all --spread-after-ms 0
+  check "all GPUs BFS R-MAT 2^20"             180 $B/bfs rmat 20 --gpu --devices all --spread-after-ms 0
+  check "all GPUs SpMV 10^5 rows"             180 $B/spmv random 100000 64 --gpu --devices all --spread-after-ms 0
+  check "all GPUs soak (panics on any GPU)"   300 $B/soak 5000 --gpu --devices all --spread-after-ms 0
   if [ -n "$SAN" ]; then
-    check "memcheck GPUs 0,1 fib(18)"         240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices 0,1
-    check "memcheck GPUs 0,1 UTS b0 100"      240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu --devices 0,1
-    check "memcheck GPUs 0,1 nqueens(9, 4)"   240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices 0,1
+    check "memcheck GPUs 0,1 fib(18)"         240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --devices 0,1 --spread-after-ms 0
+    check "memcheck GPUs 0,1 UTS b0 100"      240 "$SAN" --tool memcheck --error-exitcode 9 $B/uts 100 2 0.45 3 --gpu --devices 0,1 --spread-after-ms 0
+    check "memcheck GPUs 0,1 nqueens(9, 4)"   240 "$SAN" --tool memcheck --error-exitcode 9 $B/nqueens 9 4 --gpu --devices 0,1 --spread-after-ms 0
   fi
 fi
 if [ "$mode" = scale ]; then
@@ -259,12 +262,18 @@ if [ "$mode" = scale ]; then
     # ROWS (an extended regular expression) picks rows by name, e.g. ROWS='nqueens|BFS'.
     if [ -n "${ROWS:-}" ] && ! grep -qE "$ROWS" <<<"$name"; then continue; fi
     for d in $sets; do
-      check "scale $name on $d" 180 $B/$cmd --gpu --reps $r --devices $d
+      if [ "$d" = one ]; then check "scale $name on one" 180 $B/$cmd --gpu --reps $r --devices one; continue; fi
+      # SPREADS: values of --spread-after-ms to run each several-GPU set with ("default": none).
+      for sp in ${SPREADS:-default}; do
+        flag=""; [ "$sp" != default ] && flag="--spread-after-ms $sp"
+        check "scale $name on $d${flag:+, spread after $sp ms}" 180 $B/$cmd --gpu --reps $r --devices $d $flag
+      done
     done
   done <<EOS
 fib(44)|fib 44
 UTS 1e9|uts 1e9
 binary tree D=24|binary_tree 24 256 256 --reference rayon
+binary tree D=22|binary_tree 22 256 256 --reference rayon
 fib(40)|fib 40
 UTS 1e7|uts 1e7
 nqueens(17)|nqueens 17 7 --reference rayon

@@ -63,6 +63,10 @@ pub struct Opts {
     /// that steal from each other).
     #[arg(long, value_name = "one|all|LIST|partitions:N", value_parser = parse_devices, default_value = "one")]
     pub devices: Devices,
+    /// GPU, several GPUs: milliseconds a run stays on the first GPU before the others ask
+    /// it for work (default 0: from the start).
+    #[arg(long, value_name = "MS")]
+    pub spread_after_ms: Option<u64>,
     /// GPU: the SMs' worth of resident blocks a run uses.
     #[arg(long, value_name = "N")]
     pub sms: Option<u32>,

@@ -131,6 +131,9 @@ impl Opts {
         config.tasks_per_block = self.tasks_per_block.or(config.tasks_per_block);
         config.scheduler = self.scheduler();
         config.devices = self.devices.clone();
+        if let Some(ms) = self.spread_after_ms {
+            config.spread_after = std::time::Duration::from_millis(ms);
+        }
         config.sms = self.sms.or(config.sms);
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);

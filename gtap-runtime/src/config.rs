@@ -69,6 +69,9 @@ pub enum Devices {
     Partitions(u32),
 }
 
+/// The longest [`Config::spread_after`] (the device keeps it in 32 bits of nanoseconds).
+const MAX_SPREAD_AFTER: Duration = Duration::from_secs(4);
+
 /// The most GPUs (or partitions) one run uses.
 pub const MAX_GPUS: usize = gtap_device::gpu::layout::MAX_GPUS;
 
@@ -182,7 +185,7 @@ pub struct Config {
     /// except for a kernel that needs more than 168 registers per thread (fewer than 12 warps
     /// of 32 threads per SM): that one kernel is compiled again capped at 168, which a body
     /// with a heavy call can need (EPAQ fib(40) at cutoff 9, when its kernel needed 208
-    /// registers: 10.0 ms, 5.9 ms capped, H200; `docs/benchmarks.md`, tenth session). Fewer
+    /// registers: 10.0 ms, 5.9 ms capped, H200; `docs/benchmarks.md`). Fewer
     /// registers can fit more warps on an SM (64 per thread allows 32 warps of 32 threads);
     /// too few makes the compiler spill.
     pub max_registers: Option<u32>,
@@ -209,6 +212,14 @@ pub struct Config {
     /// GPU: the GPUs one run uses (default [`Devices::One`]; see [`Devices`]). Several GPUs
     /// need the work-first scheduler.
     pub devices: Devices,
+    /// GPU, several GPUs (`devices`): how long a run keeps its tasks on the first GPU before
+    /// the others ask it for work (default 0: they ask from the start; at most 4 s). A run
+    /// that ends sooner runs as on one GPU. 20 ms keeps a short run whose tasks read much
+    /// data (a BFS of 16 ms, a 18 ms tree of table lookups: 0.4x on several GPUs) at the
+    /// one-GPU time, but costs a compute-bound tree more than it waits (fib(40) 0.66x
+    /// instead of 1.03x on 2 H100s, nqueens(17) 1.68x instead of 1.88x), so it is not the
+    /// default. `docs/benchmarks.md`, "Several GPUs", has the table.
+    pub spread_after: Duration,
 }
 
 // `Config::validate`'s message for `idle_max_ns` spells out these bounds.
@@ -246,6 +257,7 @@ impl Default for Config {
             transfer: Transfer::default(),
             backend: Backend::Auto,
             devices: Devices::One,
+            spread_after: Duration::ZERO,
         }
     }
 }
@@ -406,6 +418,13 @@ impl Config {
             );
         }
         self.transfer.validate()?;
+        if self.spread_after > MAX_SPREAD_AFTER {
+            return bad(
+                "spread_after",
+                format!("{:?}", self.spread_after),
+                "at most 4 s (Duration::ZERO spreads a run over its GPUs from the start)",
+            );
+        }
         if self.watchdog.is_zero() {
             return bad(
                 "watchdog",
@@ -428,7 +447,7 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let cases: [(&str, Config); 23] = [
+        let cases: [(&str, Config); 24] = [
             (
                 "sms",
                 Config {
@@ -590,6 +609,13 @@ mod tests {
                 "watchdog",
                 Config {
                     watchdog: Duration::ZERO,
+                    ..Config::default()
+                },
+            ),
+            (
+                "spread_after",
+                Config {
+                    spread_after: Duration::from_secs(5),
                     ..Config::default()
                 },
             ),

@@ -4,7 +4,7 @@
 //! `gpu-smoke [quick]`: `quick` runs only the small correctness checks (for compute-sanitizer).
 
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gpu_smoke::{
     badq, bfib, bfibs, fib, leaves, mixed_root, mixed_root_ref, mixroot, nqueens, oob, stall,
@@ -377,7 +377,7 @@ fn main() -> ExitCode {
 
     // ---- the watchdog: a task stalls 3 s, the watchdog fires after 1 s without progress ----
     let r = gpu(Config {
-        watchdog: std::time::Duration::from_secs(1),
+        watchdog: Duration::from_secs(1),
         ..Config::default()
     })
     .map(|mut w| {
@@ -631,6 +631,8 @@ fn several_gpus(t: &mut Table) {
     let two = |c: Config| {
         gpu(Config {
             devices: Devices::Partitions(2),
+            // Small runs: spread from the start, so that tasks cross.
+            spread_after: Duration::ZERO,
             ..c
         })
     };
@@ -712,7 +714,7 @@ fn several_gpus(t: &mut Table) {
         format!("{r:?}"),
     );
     let r = two(Config {
-        watchdog: std::time::Duration::from_secs(1),
+        watchdog: Duration::from_secs(1),
         ..Config::default()
     })
     .map(|mut w| {

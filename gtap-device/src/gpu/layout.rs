@@ -481,6 +481,9 @@ pub struct Params {
     /// them soon, so thieves should). Read on the release path of such a queue only, through
     /// `params()`.
     pub release_other_below: u32,
+    /// Multi-GPU runs: nanoseconds from the courier's start during which its GPU asks no
+    /// other GPU for work (`Config::spread_after`), so that a short run stays on the first.
+    pub spread_after_ns: u32,
 }
 
 /// Words of one warp's park record (`park.rs`): its shared-memory scheduler words

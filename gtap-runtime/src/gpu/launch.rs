@@ -204,6 +204,8 @@ impl Inner {
             chunk: pools.n,
             release_below: self.config.release_below,
             release_other_below: self.config.release_other_below,
+            // Validated: at most 4 s.
+            spread_after_ns: self.config.spread_after.as_nanos() as u32,
             release_size: layout::release_size(
                 self.config.release_shift,
                 self.config.release_all_below,

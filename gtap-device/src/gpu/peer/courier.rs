@@ -82,6 +82,9 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord, joins: bool) {
     let mut asks = 0u32;
     // The last request of another GPU this courier served from its overflow queues.
     let mut served = 0u32;
+    // Until this time (lane 0's), the GPU asks no other for work (`Params::spread_after_ns`).
+    let spread_from = a::globaltimer() + u64::from(p.spread_after_ns);
+    let mut spreading = p.spread_after_ns == 0;
     loop {
         let mut stop = false;
         let mut hungry = false;
@@ -98,7 +101,10 @@ pub(crate) unsafe fn courier(warp: u32, smem: a::SharedWord, joins: bool) {
                 if reports > 0 {
                     a::st_relaxed_gpu_u32(addr_of_mut!((*c).starving), 0);
                 }
-                hungry = reports >= HUNGRY_REPORTS && !stop;
+                if !spreading && reports >= HUNGRY_REPORTS {
+                    spreading = a::globaltimer() >= spread_from;
+                }
+                hungry = reports >= HUNGRY_REPORTS && !stop && spreading;
                 if hungry != was_hungry {
                     let now = a::globaltimer();
                     if hungry {

@@ -50,6 +50,31 @@
 //! - **End**: when the root (on GPU 0) completes, [`finish_root`] stores `done` on every GPU.
 //!   A device error stops its own GPU; the host stops the others (`abort`).
 //!
+//! # Termination without joins
+//!
+//! Detached tasks have no parent to complete, so an import needs no table entry and no
+//! completion; what ends the run is a count. Each GPU counts in [`Control::live_here`] (low
+//! half) its live tasks and its exports that no importer has acknowledged yet, with the
+//! one-GPU rule (a warp adds what it spawned before publishing it, and subtracts what it
+//! finished later), and in the high half its imports:
+//!
+//! 1. The importing courier adds `1 << 32` plus the copies to its own word, then publishes
+//!    the copies to its workers, then pushes the exporter's slots to the exporter's inbox
+//!    (an acknowledgement).
+//! 2. The exporter's courier frees the acknowledged records and subtracts them from its word.
+//! 3. A task is therefore counted by some GPU at every moment (by both while the
+//!    acknowledgement travels), and a GPU's live count rises from 0 only through an import,
+//!    which changes the word's high half.
+//! 4. The first GPU's courier, whenever its own live count is 0, reads every GPU's word
+//!    (a wave), a `fence.sc.sys`, and every word again. If every live count read is 0 and
+//!    each word reads the same twice, no task existed between the waves (a task would have
+//!    been counted on some GPU whose count was 0 at both reads, so it arrived there by an
+//!    import in between, which the high half shows), and none can appear from nothing: it
+//!    stores `done` on every GPU.
+//!
+//! `loom-models/src/termination.rs` checks the counting and its three broken variants (no
+//! import count, the exporter uncounting first, one wave).
+//!
 //! # Memory model (the argument in full: `docs/gpu-runtime.md`, "Several GPUs")
 //!
 //! Export: the exporting warp's tasks were written by its own batches (program order and warp
