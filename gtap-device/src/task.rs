@@ -238,9 +238,12 @@ pub unsafe trait Context {
     /// `result_dst` is null or valid for a write of the child's output until the child finishes.
     unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8;
 
-    /// Joins the children spawned since the last wait: `false` when there are none (go on),
-    /// `true` when the step must save its state and return [`Step::Suspended`]; it will be
-    /// resumed in `resume_state`, on EPAQ queue `queue`.
+    /// Joins the children spawned since the last wait: `false` when they are done (there were
+    /// none, or the executor ran them before returning, as the CPU executor runs children as
+    /// calls) and the step goes on at `resume_state` at once, reading back what it saved;
+    /// `true` when the step must return [`Step::Suspended`]; it will be resumed in
+    /// `resume_state`, on EPAQ queue `queue`. Whatever the step needs after the join is saved
+    /// in its frame before the call.
     fn wait(&mut self, resume_state: u32, queue: u32) -> bool;
 
     /// Records that the running kind's frame needs `size` bytes aligned to `align` (probe only).

@@ -170,6 +170,11 @@ pub struct Config {
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
     pub cpu_pool_bytes: usize,
+    /// CPU: run a child that no idle worker needs as a call on its parent's worker, with its
+    /// frame in a per-worker stack region, and make it a record on a deque only when a worker
+    /// is idle (default `true`; `docs/cpu-executor.md`). `false` makes every child a record,
+    /// the executor's earlier design, kept to measure against.
+    pub cpu_inline_children: bool,
     /// Both: children one task may spawn between two `taskwait!()`s (default 64).
     pub max_children: u32,
     /// Both: EPAQ queues, `1..=8` (default 1); queue hints must be below it.
@@ -245,6 +250,7 @@ impl Default for Config {
             block_threads: 128,
             tasks_per_block: None,
             cpu_pool_bytes: 4 << 30,
+            cpu_inline_children: true,
             max_children: 64,
             queues: 1,
             task_data_limit: gtap_device::glue::DEFAULT_MAX_FRAME_BYTES,

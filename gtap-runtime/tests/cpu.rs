@@ -15,22 +15,42 @@ fn runtime(workers: usize) -> Runtime {
 
 #[test]
 fn fib_matches_sequential() {
-    for workers in [1, 2, 4] {
-        let mut rt = runtime(workers);
-        for n in [0, 1, 2, 3, 10, 17, 22] {
-            assert_eq!(
-                rt.run::<Fib, _>(fib, (n,)).unwrap(),
-                fib_seq(n),
-                "fib({n}), {workers} workers"
-            );
+    for inline in [true, false] {
+        for workers in [1, 2, 4] {
+            let mut rt = Runtime::cpu(Config {
+                workers,
+                cpu_inline_children: inline,
+                ..Config::default()
+            })
+            .unwrap();
+            for n in [0, 1, 2, 3, 10, 17, 22] {
+                assert_eq!(
+                    rt.run::<Fib, _>(fib, (n,)).unwrap(),
+                    fib_seq(n),
+                    "fib({n}), {workers} workers, inline {inline}"
+                );
+            }
+            let stats = rt.last_stats().unwrap();
+            assert_eq!(stats.backend, "cpu");
+            assert_eq!(stats.workers, workers);
+            // fib(22) makes 2 * fib(23) - 1 tasks; a joining task whose children are records
+            // takes two steps, one whose children ran as calls takes one.
+            let tasks = 2 * fib_seq(23) - 1;
+            let joining = (tasks - 1) / 2;
+            assert_eq!(stats.tasks, tasks);
+            if inline {
+                assert!(
+                    (tasks..=tasks + joining).contains(&stats.steps),
+                    "{} steps for {tasks} tasks",
+                    stats.steps
+                );
+            } else {
+                assert_eq!(stats.steps, tasks + joining);
+            }
+            if inline && workers == 1 {
+                assert_eq!(stats.steps, tasks, "one worker runs every child as a call");
+            }
         }
-        let stats = rt.last_stats().unwrap();
-        assert_eq!(stats.backend, "cpu");
-        assert_eq!(stats.workers, workers);
-        // fib(22) makes 2 * fib(23) - 1 tasks; joined ones take two steps.
-        let tasks = 2 * fib_seq(23) - 1;
-        assert_eq!(stats.tasks, tasks);
-        assert_eq!(stats.steps, tasks + (tasks - 1) / 2);
     }
 }
 

@@ -73,12 +73,20 @@
 //!   thief steals one, and the warp of the same index in a later launch acquires the flag,
 //!   restores the tail and pops the rest; each task runs once with its record visible.
 //!   `no_flag_release` stores the flag relaxed.
+//! - `cpu_join::stolen_child_finishes_while_the_parent_helps`: the CPU executor's join of a
+//!   call (`gtap-runtime/src/cpu/context.rs`): two promoted children joined on a cell, one
+//!   stolen and finished by a thief while the joining worker pops and runs the other and waits
+//!   for the count to reach zero; it reads both results and frees the cell. `relaxed_decrement`
+//!   and `state_after_decrement` (a finishing child touching the cell after its decrement) must
+//!   be rejected.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
 
 #[cfg(test)]
 mod cell;
+#[cfg(test)]
+mod cpu_join;
 #[cfg(test)]
 mod model;
 #[cfg(test)]

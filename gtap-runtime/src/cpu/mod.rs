@@ -2,8 +2,11 @@
 //! OS threads (`docs/cpu-executor.md`: how a run goes, what a task costs).
 //!
 //! - `pool.rs`: persistent, parked threads; one broadcast job per run.
-//! - `record.rs`: task records (header + frame) and the per-worker arenas they come from.
-//! - `worker.rs`: the worker loop, the join protocol and the [`Context`] of a running task.
+//! - `record.rs`: task records (header + frame), the per-worker arenas they come from, and the
+//!   frame region of children that run as calls.
+//! - `worker.rs`: the worker loop and the join protocol of records.
+//! - `context.rs`: the [`Context`] of a running step, children as calls, promotion to records
+//!   when a worker is hungry, and the join of a call.
 //!
 //! Per worker there is one LIFO deque (crossbeam-deque, Chase–Lev) and one arena, each behind
 //! a mutex that the worker holds for the whole run (uncontended; it makes the ownership
@@ -13,6 +16,7 @@
 //!
 //! [`Context`]: gtap_device::task::Context
 
+mod context;
 mod pool;
 mod record;
 mod worker;
@@ -30,7 +34,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::stats::RunStats;
 use pool::Pool;
-use record::{record_bytes, Arena, Header, TaskPtr};
+use record::{record_bytes, Arena, FrameStack, Header, TaskPtr};
 use worker::Run;
 
 /// What one worker owns across runs.
@@ -39,6 +43,8 @@ struct Slot {
     arena: Arena,
     /// State of the victim-choosing xorshift.
     rng: u64,
+    /// Frames of the children that run as calls.
+    frames: FrameStack,
 }
 
 /// A work-stealing executor with `workers` threads (the calling thread included).
@@ -66,6 +72,7 @@ impl Executor {
                 deque,
                 arena: Arena::new(),
                 rng,
+                frames: FrameStack::new(),
             })));
         }
         Ok(Self {
@@ -100,7 +107,7 @@ impl Executor {
         }
         let start = Instant::now();
         let share = config.cpu_pool_bytes / self.slots.len();
-        self.reset(record_bytes(stride), share);
+        self.reset(stride, share);
         let mut result = MaybeUninit::<T::Output>::uninit();
         {
             let mut slot = self.slot(0);
@@ -142,18 +149,21 @@ impl Executor {
             steals: run.steals.load(Ordering::Relaxed),
             ..RunStats::default()
         };
-        stats.tasks = self
+        let records: u64 = self
             .slots
             .iter()
             .map(|s| s.lock().map_or(0, |s| s.arena.allocated))
             .sum();
+        // Ordering: Relaxed; as above (twice).
+        stats.tasks =
+            records - run.cells.load(Ordering::Relaxed) + run.inline.load(Ordering::Relaxed);
         let done = run.done();
         let error = run
             .error
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         // Records of an aborted run are forgotten here, and the deques emptied.
-        self.reset(record_bytes(stride), share);
+        self.reset(stride, share);
         stats.elapsed = start.elapsed();
         match error {
             Some(error) => Err(error),
@@ -173,13 +183,14 @@ impl Executor {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Empties every deque and resets every arena for records of `record` bytes, each with a
-    /// budget of `share` bytes of records.
-    fn reset(&mut self, record: usize, share: usize) {
+    /// Empties every deque and frame region, and resets every arena for records of frames of
+    /// `stride` bytes, each with a budget of `share` bytes of records.
+    fn reset(&mut self, stride: usize, share: usize) {
         for index in 0..self.slots.len() {
             let mut slot = self.slot(index);
             while slot.deque.pop().is_some() {}
-            slot.arena.reset(record, share);
+            slot.arena.reset(record_bytes(stride), share);
+            slot.frames.reset(stride);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The CPU executor against its targets (`only=cpu_scaling`, with `--cpu`): fib(32) a task per
 //! call, nqueens(13) detached to depth 5, UTS binomial 1e5 and the chain of 10^6 dependent
-//! tasks, each on 1 worker, 2 workers and every core, beside rayon on as many threads and the
-//! sequential code, all in one run. Every answer is checked. The table at the end states each
+//! tasks, each on 1 worker, 2 workers and every core, beside rayon on as many threads, the
+//! sequential code and the executor's earlier design (every child a record,
+//! `Config::cpu_inline_children = false`), all in one run. Every answer is checked. The table at the end states each
 //! target of the CPU executor and whether this run met it.
 
 use gtap::{Backend, Config, Runtime};
@@ -22,6 +23,7 @@ use super::{baseline, err, measure, print_table, Bench, Timing};
 struct AtCount {
     workers: usize,
     gtap: Timing,
+    records: Timing,
     rayon: Timing,
 }
 
@@ -33,11 +35,12 @@ fn counts() -> Vec<usize> {
     c
 }
 
-/// A CPU runtime with `workers` workers.
-fn cpu_runtime(workers: usize) -> Result<Runtime, String> {
+/// A CPU runtime with `workers` workers; `inline`: children run as calls while nobody is idle.
+fn cpu_runtime(workers: usize, inline: bool) -> Result<Runtime, String> {
     let config = Config {
         backend: Backend::Cpu,
         workers,
+        cpu_inline_children: inline,
         ..Config::default()
     };
     Runtime::with_ptx(config, host::PTX).map_err(err)
@@ -55,18 +58,23 @@ fn scaled(
 ) -> Result<Vec<AtCount>, String> {
     let mut out = Vec::new();
     for workers in counts() {
-        let mut rt = cpu_runtime(workers)?;
-        let g = measure("gtap (cpu)", reps, || {
-            let got = gtap(&mut rt)?;
-            (got == check)
-                .then_some(None)
-                .ok_or(format!("gtap: {got}, expected {check}"))
-        })?;
+        let timed = |name: &str, inline: bool| {
+            let mut rt = cpu_runtime(workers, inline)?;
+            measure(name, reps, || {
+                let got = gtap(&mut rt)?;
+                (got == check)
+                    .then_some(None)
+                    .ok_or(format!("gtap: {got}, expected {check}"))
+            })
+        };
+        let g = timed("gtap (cpu)", true)?;
+        let records = timed("gtap (cpu), every child a record", false)?;
         let pool = deep_pool_of(depth, workers);
         let r = baseline(rayon_name, reps, || pool.install(&rayon) == check)?;
         out.push(AtCount {
             workers,
             gtap: g,
+            records,
             rayon: r,
         });
     }
@@ -79,7 +87,12 @@ fn table(title: &str, rows: &[AtCount], seq: &Timing) {
         let w = r.workers;
         print_table(
             &format!("{title}: gtap on {w} worker(s), rayon on {w} thread(s)"),
-            &[r.gtap.clone(), r.rayon.clone(), seq.clone()],
+            &[
+                r.gtap.clone(),
+                r.records.clone(),
+                r.rayon.clone(),
+                seq.clone(),
+            ],
         );
     }
 }

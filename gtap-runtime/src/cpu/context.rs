@@ -1,0 +1,755 @@
+//! What a step sees on the CPU (the [`Context`]) and how its children run: as calls on the
+//! worker's own stack while nobody is hungry, as records on the deques when somebody is.
+//!
+//! # Children as calls
+//!
+//! `spawn_raw` gives a child a frame from the worker's [`FrameStack`] and notes it as an
+//! *inline child*. At the step's `taskwait!()` (`wait`), its inline children run one after the
+//! other as nested calls of `Program::dispatch`, each with a context of its own on the same
+//! worker, and their children do the same: a subtree that nobody steals runs as a recursion of
+//! step functions, with no record, no deque, no atomic and no `catch_unwind` per task. `wait`
+//! then returns `false` and the step goes on after its join at once (the generated code saved
+//! what survives the join in the frame before calling `wait`, and reads it back).
+//!
+//! A child is a record instead (from the arena, published on a deque as in the worker loop's
+//! protocol) when the frame region is full, when the native stack used since the worker's loop
+//! began passed [`INLINE_STACK_BYTES`] (a chain of 10^6 dependent tasks must not become 10^6
+//! nested calls), or when `Config::cpu_inline_children` is off.
+//!
+//! # Promotion
+//!
+//! Before each inline child starts, the worker reads `Run::hungry` (relaxed). When a worker is
+//! idle and this worker's deque is empty, the unstarted inline children of the *outermost*
+//! join in progress on this worker become records (their frames copied), pushed on its deque
+//! where thieves find them: the oldest unstarted children are the largest pieces of work the
+//! worker holds. Until somebody is hungry, promotion costs that one load.
+//!
+//! # Joining records from a call
+//!
+//! A step that runs as a call cannot suspend: its join must return. The records it waits for
+//! (its record children, and the promoted children of a join) have a *join cell* as their
+//! parent (`record.rs`). The join waits until the cell's `pending` is zero and runs tasks while
+//! it waits: its own deque first (where its children are, unless stolen), then steals. A
+//! record's step still suspends for its record children (the worker publishes them when the
+//! step returns), so a deep chain of records does not nest calls.
+//!
+//! # Memory ordering
+//!
+//! - Inline children: one thread; program order.
+//! - Promotion and a call's record children: the worker writes each record (header and frame)
+//!   and adds the batch to the cell's `pending` (Relaxed) before pushing them. The push is a
+//!   release and the pop or steal an acquire (crossbeam-deque), so whoever runs a child sees
+//!   its record, and the count its decrement lowers already includes it.
+//! - Completion: a finishing child whose parent is a cell does `fetch_sub(1, AcqRel)` on
+//!   `pending` (`worker.rs`, `finish`) and never touches the cell again. Its release publishes
+//!   the child's subtree: its result in the joining step's frame, its writes to user data. The
+//!   joining worker's Acquire load that reads zero reads the last decrement; every decrement
+//!   and increment is an RMW of `pending`, so each decrement's release sequence reaches that
+//!   last one and the load synchronises with all of them: every child's writes happen before
+//!   the step goes on. Only then does the joining worker free the cell.
+//!   `loom-models/src/cpu_join.rs` model-checks this, and rejects a Relaxed decrement.
+//!
+//! # Errors
+//!
+//! A refused spawn or a bad queue hint is recorded in [`WorkerState::error`]; the step then
+//! returns `Aborted` (or `Suspended`, from `wait`), and the context that ran it fails the run.
+//! A worker that sees the run failed while it runs calls (`aborting`) stops starting children,
+//! makes each pending `wait` return `true` so that every step on its stack returns at once, and
+//! abandons its join cells (children still running elsewhere may decrement them; the arenas
+//! are reset only after every worker left the run). A panic unwinds to the worker loop's
+//! `catch_unwind`, which names the task from [`WorkerState::kind`], the innermost step that
+//! was running.
+
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use crossbeam_deque::{Steal, Worker};
+use gtap_device::task::{Context, KindId, Program, Step};
+
+use super::record::{Arena, FrameStack, Header, TaskPtr, JOIN_CELL, ZOMBIE};
+use super::worker::{finish, steal, Idle, Run};
+use crate::error::Error;
+use crate::stop::CPU_CHECK_EVERY;
+
+/// Native stack that nested inline children may use below the worker loop's frame; past it,
+/// children are records. A generated step with its join takes a few hundred bytes a level, so
+/// this allows several hundred levels and keeps well inside a 2 MiB thread stack.
+pub(super) const INLINE_STACK_BYTES: usize = 256 * 1024;
+
+/// A child that runs as a call: where its frame is and where its result goes.
+#[derive(Clone, Copy)]
+struct Child {
+    kind: KindId,
+    queue: u32,
+    frame: *mut u8,
+    result_dst: *mut u8,
+}
+
+/// A join in progress: its step's inline children are `children[next..end]` (those before
+/// `next` started), and the records it waits for have `cell` as their parent.
+#[derive(Clone, Copy)]
+struct Level {
+    next: usize,
+    end: usize,
+    cell: Option<TaskPtr>,
+}
+
+/// What one worker holds while it takes part in a run.
+pub(super) struct WorkerState<'a, 'r> {
+    pub(super) run: &'a Run<'r>,
+    index: usize,
+    pub(super) deque: &'a Worker<TaskPtr>,
+    arena: &'a mut Arena,
+    frames: &'a mut FrameStack,
+    rng: &'a mut u64,
+    /// Inline children of the steps on this worker's stack, outermost first.
+    children: Vec<Child>,
+    /// Joins in progress on this worker's stack, outermost first.
+    levels: Vec<Level>,
+    /// Record children of the steps on this worker's stack, not yet published.
+    records: Vec<TaskPtr>,
+    /// An error recorded by the running step, reported when it returns.
+    error: Option<Error>,
+    /// The run failed: return from every step on this worker's stack.
+    aborting: bool,
+    /// The kind of the innermost running step, to name it when it panics.
+    pub(super) kind: KindId,
+    /// Address of a local of the worker loop: the native stack used is measured from here.
+    stack_base: usize,
+    /// Whether this worker is counted in `Run::hungry`.
+    hungry: bool,
+    pub(super) steps: u64,
+    pub(super) steals: u64,
+    /// Children run as calls.
+    pub(super) inline: u64,
+    /// Join cells allocated (arena records that are not tasks).
+    pub(super) cells: u64,
+}
+
+impl<'a, 'r> WorkerState<'a, 'r> {
+    pub(super) fn new(
+        run: &'a Run<'r>,
+        index: usize,
+        deque: &'a Worker<TaskPtr>,
+        arena: &'a mut Arena,
+        frames: &'a mut FrameStack,
+        rng: &'a mut u64,
+        stack_base: usize,
+    ) -> Self {
+        Self {
+            run,
+            index,
+            deque,
+            arena,
+            frames,
+            rng,
+            children: Vec::with_capacity(256),
+            levels: Vec::with_capacity(64),
+            records: Vec::with_capacity(64),
+            error: None,
+            aborting: false,
+            kind: 0,
+            stack_base,
+            hungry: false,
+            steps: 0,
+            steals: 0,
+            inline: 0,
+            cells: 0,
+        }
+    }
+
+    /// Marks this worker as idle (counted in `Run::hungry`) or busy.
+    pub(super) fn set_hungry(&mut self, hungry: bool) {
+        if self.hungry != hungry {
+            self.hungry = hungry;
+            // Ordering: Relaxed; a hint for promotion, which is correct whatever it reads.
+            if hungry {
+                self.run.hungry.fetch_add(1, Ordering::Relaxed);
+            } else {
+                self.run.hungry.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The next task from this worker's deque, else stolen from another's.
+    pub(super) fn find_task(&mut self) -> Option<TaskPtr> {
+        if let Some(task) = self.deque.pop() {
+            return Some(task);
+        }
+        loop {
+            match steal(self.run, self.index, self.deque, self.rng) {
+                Steal::Success(task) => {
+                    self.steals += 1;
+                    return Some(task);
+                }
+                // A victim's deque changed under us: try again at once.
+                Steal::Retry => {}
+                Steal::Empty => return None,
+            }
+        }
+    }
+
+    /// Counts a step; every [`CPU_CHECK_EVERY`] steps, looks at the run's stop request and
+    /// whether another worker failed it. Returns whether this worker must stop.
+    #[inline]
+    fn count_step(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps.is_multiple_of(CPU_CHECK_EVERY) {
+            if self.run.stop.armed() {
+                self.run.check_stop();
+            }
+            if self.run.failed() {
+                self.aborting = true;
+            }
+        }
+        self.aborting
+    }
+
+    /// Fails the run with the error the last step recorded, if any; returns whether this
+    /// worker must stop.
+    fn settle_error(&mut self) -> bool {
+        if let Some(error) = self.error.take() {
+            self.run.fail(error);
+            self.aborting = true;
+        }
+        self.aborting
+    }
+
+    /// After a panic unwound every step on this worker's stack: forget their children, joins
+    /// and frames (the run has failed; the arenas are reset after it).
+    pub(super) fn unwound(&mut self) {
+        self.children.clear();
+        self.levels.clear();
+        self.records.clear();
+        self.frames.release(0);
+        self.error = None;
+        self.aborting = true;
+    }
+
+    /// Whether a child spawned here may run as a call: the native stack used since the worker
+    /// loop is below [`INLINE_STACK_BYTES`].
+    #[inline]
+    fn stack_allows_inline(&self) -> bool {
+        let probe = 0u8;
+        let here = core::hint::black_box(&raw const probe) as usize;
+        here.abs_diff(self.stack_base) < INLINE_STACK_BYTES
+    }
+
+    /// A fresh join cell for `pending` records.
+    fn new_cell(&mut self, pending: u32) -> Option<TaskPtr> {
+        let record = self.arena.alloc()?;
+        self.cells += 1;
+        // SAFETY: a fresh record, owned by this worker until its children are published.
+        unsafe {
+            record.as_ptr().write(Header {
+                kind: 0,
+                state: JOIN_CELL,
+                queue: 0,
+                pending: AtomicU32::new(pending),
+                parent: core::ptr::null_mut(),
+                result_dst: core::ptr::null_mut(),
+            });
+        }
+        Some(TaskPtr(record))
+    }
+
+    /// The error for an arena that ran out.
+    fn pool_exhausted(&self) -> Error {
+        Error::PoolExhausted {
+            limit: "Config::cpu_pool_bytes",
+            capacity: self.run.pool_bytes as u64,
+        }
+    }
+
+    /// Runs one step of the record `task` (see the worker loop's protocol); returns the task
+    /// this worker should run next, if the step made one ready.
+    pub(super) fn execute<P: Program>(&mut self, task: TaskPtr) -> Option<TaskPtr> {
+        if self.count_step() {
+            return None;
+        }
+        let header = task.header();
+        // SAFETY: this worker owns the record: it popped or stole it, or its decrement of
+        // `pending` reached zero (record.rs, "Ownership").
+        let (kind, state, result_dst) =
+            unsafe { ((*header).kind, (*header).state, (*header).result_dst) };
+        let mut cx = Cx::<P>::enter(self, Some(task), task.frame(), state, result_dst, kind);
+        // SAFETY: `task` is a live record of kind `kind` of program P whose frame holds the
+        // arguments (first entry) or the state its last step saved; `cx` hands out that frame
+        // and its result destination (Context contract, upheld by Cx).
+        let step = unsafe { P::dispatch(&mut cx, kind) };
+        if step == Step::Done && cx.has_children() {
+            // Children spawned after the last join: the inline ones run now, the records
+            // become detached children (below).
+            cx.join();
+        }
+        let records = cx.records_base;
+        cx.leave();
+        if self.settle_error() {
+            self.records.truncate(records);
+            return None;
+        }
+        let children = (self.records.len() - records) as u32;
+        let next = match step {
+            Step::Suspended if children == 0 => {
+                self.run.fail(Error::Protocol {
+                    task: P::name_of(kind),
+                    detail: "it suspended with no children to wait for",
+                });
+                None
+            }
+            Step::Suspended => {
+                // `wait` saved the resume state; join the children of this step.
+                // SAFETY: this worker owns the record until the children are published.
+                // Ordering: Relaxed; the children's decrements come after their publication
+                // (a deque push, a release; or program order for `next`), so they see this.
+                unsafe { (*header).pending.store(children, Ordering::Relaxed) };
+                self.publish(records)
+            }
+            Step::Done if children == 0 => finish(self.run, self.arena, task),
+            Step::Done => {
+                // Detached children: stay alive until they finish, then finish.
+                // SAFETY: as above.
+                unsafe {
+                    (*header).state = ZOMBIE;
+                    // Ordering: Relaxed; as for `Suspended`.
+                    (*header).pending.store(children, Ordering::Relaxed);
+                }
+                self.publish(records)
+            }
+            Step::Aborted => {
+                self.run.fail(Error::Protocol {
+                    task: P::name_of(kind),
+                    detail: "it aborted without recording a cause",
+                });
+                None
+            }
+        };
+        self.records.truncate(records);
+        next
+    }
+
+    /// Publishes the record children `records[from..]`: the first is returned, for this
+    /// worker to run next (depth first, as a sequential run would); the others are pushed last
+    /// first, so that this worker pops them in spawn order and thieves take the later ones.
+    fn publish(&mut self, from: usize) -> Option<TaskPtr> {
+        let (&first, rest) = self.records[from..].split_first()?;
+        for &child in rest.iter().rev() {
+            self.deque.push(child);
+        }
+        Some(first)
+    }
+
+    /// Runs the inline child `child` as a call.
+    fn run_inline<P: Program>(&mut self, child: Child) {
+        if self.count_step() {
+            return;
+        }
+        self.inline += 1;
+        let mut cx = Cx::<P>::enter(self, None, child.frame, 0, child.result_dst, child.kind);
+        // SAFETY: `child.frame` is a frame of the run's stride holding the child's arguments
+        // (written by `spawn_task` before its parent's join), and nothing else uses it until
+        // the parent's join ends; `cx` hands out that frame and the child's destination.
+        let step = unsafe { P::dispatch(&mut cx, child.kind) };
+        match step {
+            // Children after its last join (detached) run now: a call returns only when its
+            // whole subtree is done.
+            Step::Done => {
+                if cx.has_children() {
+                    cx.join();
+                }
+            }
+            // Only a failure makes a call's `wait` return `true`, or a step return `Aborted`.
+            Step::Suspended | Step::Aborted if cx.w.aborting || cx.w.error.is_some() => {}
+            Step::Suspended | Step::Aborted => {
+                cx.w.run.fail(Error::Protocol {
+                    task: P::name_of(child.kind),
+                    detail: "it suspended or aborted without a cause while running as a call",
+                });
+                cx.w.aborting = true;
+            }
+        }
+        cx.leave();
+        if self.error.is_some() {
+            self.settle_error();
+        }
+    }
+
+    /// Whether to promote now: some worker is idle and this one has nothing to give it.
+    #[inline]
+    fn should_promote(&self) -> bool {
+        // Ordering: Relaxed; a hint (see `set_hungry`).
+        self.run.hungry.load(Ordering::Relaxed) != 0 && self.deque.is_empty()
+    }
+
+    /// Turns the unstarted inline children of the outermost join that has any into records
+    /// joined on that join's cell, and pushes them on this worker's deque (see the module docs).
+    /// Gives up, leaving them inline, when the arena is short.
+    fn promote_outermost(&mut self) {
+        let Some(j) = self.levels.iter().position(|l| l.next < l.end) else {
+            return;
+        };
+        let Level { next, end, cell } = self.levels[j];
+        let cell = match cell {
+            Some(cell) => cell,
+            None => match self.new_cell(0) {
+                Some(cell) => {
+                    self.levels[j].cell = Some(cell);
+                    cell
+                }
+                None => return,
+            },
+        };
+        let base = self.records.len();
+        for i in next..end {
+            let Some(record) = self.arena.alloc() else {
+                for &r in &self.records[base..] {
+                    self.arena.free(r.0);
+                }
+                self.records.truncate(base);
+                return;
+            };
+            let child = self.children[i];
+            // SAFETY: a fresh record, owned by this worker until pushed below; the child's
+            // frame holds its arguments and is `frames.stride()` bytes, which fit the
+            // record's frame (`record_bytes` rounds the same stride up further).
+            unsafe {
+                record.as_ptr().write(Header {
+                    kind: child.kind,
+                    state: 0,
+                    queue: child.queue,
+                    pending: AtomicU32::new(0),
+                    parent: cell.header(),
+                    result_dst: child.result_dst,
+                });
+                core::ptr::copy_nonoverlapping(
+                    child.frame,
+                    TaskPtr(record).frame(),
+                    self.frames.stride(),
+                );
+            }
+            self.records.push(TaskPtr(record));
+        }
+        // SAFETY: the cell lives until its waiter reads zero, which needs these children.
+        // Ordering: Relaxed; the pushes below are releases that publish the count with the
+        // records (module docs, "Memory ordering").
+        unsafe { cell.0.as_ref() }
+            .pending
+            .fetch_add((end - next) as u32, Ordering::Relaxed);
+        for &record in self.records[base..].iter().rev() {
+            self.deque.push(record);
+        }
+        self.records.truncate(base);
+        self.levels[j].next = end;
+    }
+
+    /// Waits until every record joined on `cell` finished, running tasks meanwhile; then frees
+    /// the cell. Leaves it (and returns) when the run fails.
+    fn help<P: Program>(&mut self, cell: TaskPtr) {
+        let mut idle = Idle::new();
+        loop {
+            // SAFETY: the cell lives until this worker frees it below.
+            // Ordering: Acquire; pairs with the children's AcqRel decrements (module docs).
+            if unsafe { cell.0.as_ref() }.pending.load(Ordering::Acquire) == 0 {
+                break;
+            }
+            if self.aborting || self.run.over() {
+                self.aborting = true;
+                self.set_hungry(false);
+                return;
+            }
+            match self.find_task() {
+                Some(task) => {
+                    self.set_hungry(false);
+                    idle.reset();
+                    let mut next = Some(task);
+                    while let Some(task) = next {
+                        next = self.execute::<P>(task);
+                    }
+                }
+                None => {
+                    self.set_hungry(true);
+                    if self.run.stop.armed() {
+                        self.run.check_stop();
+                    }
+                    idle.snooze();
+                }
+            }
+        }
+        self.set_hungry(false);
+        self.arena.free(cell.0);
+    }
+}
+
+/// The [`Context`] of one step on a worker: a record's, or an inline child's.
+pub(super) struct Cx<'w, 'a, 'r, P> {
+    w: &'w mut WorkerState<'a, 'r>,
+    /// The running record; `None` for an inline child.
+    record: Option<TaskPtr>,
+    frame: *mut u8,
+    state: u32,
+    result_dst: *mut u8,
+    kind: KindId,
+    /// The kind that ran before this step on this worker's stack (restored by `leave`).
+    outer_kind: KindId,
+    /// `children.len()` when this step began: its inline children are above.
+    children_base: usize,
+    /// `records.len()` when this step began: its record children are above.
+    records_base: usize,
+    /// The frame region's top when this step began: its children's frames are above.
+    frames_mark: usize,
+    _program: PhantomData<P>,
+}
+
+impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
+    fn enter(
+        w: &'w mut WorkerState<'a, 'r>,
+        record: Option<TaskPtr>,
+        frame: *mut u8,
+        state: u32,
+        result_dst: *mut u8,
+        kind: KindId,
+    ) -> Self {
+        let outer_kind = core::mem::replace(&mut w.kind, kind);
+        let (children_base, records_base) = (w.children.len(), w.records.len());
+        let frames_mark = w.frames.mark();
+        Self {
+            w,
+            record,
+            frame,
+            state,
+            result_dst,
+            kind,
+            outer_kind,
+            children_base,
+            records_base,
+            frames_mark,
+            _program: PhantomData,
+        }
+    }
+
+    /// Ends the step: forgets what its children left (after a failure) and restores the kind
+    /// of the step around it. A record's record children stay, for its worker to publish.
+    fn leave(self) {
+        let w = self.w;
+        w.children.truncate(self.children_base);
+        if self.record.is_none() {
+            w.records.truncate(self.records_base);
+        }
+        w.frames.release(self.frames_mark);
+        w.kind = self.outer_kind;
+    }
+
+    /// Whether this step spawned children since its last join.
+    #[inline]
+    fn has_children(&self) -> bool {
+        self.w.children.len() != self.children_base || self.w.records.len() != self.records_base
+    }
+
+    #[cold]
+    fn refuse(&mut self, error: Error) -> *mut u8 {
+        self.w.error.get_or_insert(error);
+        core::ptr::null_mut()
+    }
+
+    /// Joins the children spawned since the last join, except a record's record children
+    /// (they suspend it): runs the inline ones as calls and waits for the records on a cell.
+    /// Returns whether the run failed meanwhile.
+    fn join(&mut self) -> bool {
+        let w = &mut *self.w;
+        let end = w.children.len();
+        let mut cell = None;
+        if self.record.is_none() && w.records.len() > self.records_base {
+            let count = (w.records.len() - self.records_base) as u32;
+            let Some(c) = w.new_cell(count) else {
+                let error = w.pool_exhausted();
+                w.error.get_or_insert(error);
+                w.settle_error();
+                return true;
+            };
+            for &record in &w.records[self.records_base..] {
+                // SAFETY: unpublished records of this step, owned by this worker.
+                unsafe { (*record.header()).parent = c.header() };
+            }
+            // The count was set before the pushes (releases) that publish the children.
+            for &record in w.records[self.records_base..].iter().rev() {
+                w.deque.push(record);
+            }
+            w.records.truncate(self.records_base);
+            cell = Some(c);
+        }
+        if end > self.children_base || cell.is_some() {
+            w.levels.push(Level {
+                next: self.children_base,
+                end,
+                cell,
+            });
+            let level = w.levels.len() - 1;
+            while !w.aborting {
+                let i = w.levels[level].next;
+                if i >= w.levels[level].end {
+                    break;
+                }
+                w.levels[level].next = i + 1;
+                if w.should_promote() {
+                    w.promote_outermost();
+                }
+                let child = w.children[i];
+                w.run_inline::<P>(child);
+            }
+            let level = w.levels.pop().expect("the join's level");
+            if let (Some(cell), false) = (level.cell, w.aborting) {
+                w.help::<P>(cell);
+            }
+        }
+        w.children.truncate(self.children_base);
+        w.frames.release(self.frames_mark);
+        w.aborting
+    }
+}
+
+// SAFETY: frames handed out are the run's stride (the largest reported layout, rounded to 16)
+// and 16-aligned: a record's frame or the frame region's; an inline child's frame is left alone
+// until its parent's join ends, and a record is resumed exactly once, by the decrement of
+// `pending` that reaches zero (acquiring every child's release); a join returns only when its
+// children's writes happen-before it (module docs).
+unsafe impl<P: Program> Context for Cx<'_, '_, '_, P> {
+    #[inline]
+    fn state(&self) -> u32 {
+        self.state
+    }
+
+    #[inline]
+    fn frame(&self) -> *mut u8 {
+        self.frame
+    }
+
+    #[inline]
+    fn result_dst(&self) -> *mut u8 {
+        self.result_dst
+    }
+
+    // Inlined into every step: the path of a child that runs as a call is a few checks and
+    // a bump of the frame region.
+    #[inline(always)]
+    unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
+        let w = &mut *self.w;
+        if w.error.is_some() {
+            return core::ptr::null_mut();
+        }
+        if queue >= w.run.queues {
+            let queues = w.run.queues;
+            return self.refuse(Error::InvalidQueue {
+                task: P::name_of(self.kind),
+                queue,
+                queues,
+            });
+        }
+        let spawned =
+            (w.children.len() - self.children_base) + (w.records.len() - self.records_base);
+        if spawned >= w.run.max_children as usize {
+            let capacity = u64::from(w.run.max_children);
+            return self.refuse(Error::PoolExhausted {
+                limit: "Config::max_children",
+                capacity,
+            });
+        }
+        if w.run.inline_children && w.stack_allows_inline() {
+            if let Some(frame) = w.frames.alloc() {
+                w.children.push(Child {
+                    kind,
+                    queue,
+                    frame,
+                    result_dst,
+                });
+                return frame;
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.spawn_record(kind, queue, result_dst) }
+    }
+
+    #[inline]
+    fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
+        if !self.has_children() {
+            return false;
+        }
+        self.join_children(resume_state, queue)
+    }
+
+    fn report_layout(&mut self, _size: usize, _align: usize) {
+        // Only called on the probe pass, which uses its own context.
+    }
+
+    fn unknown_kind(&mut self, kind: KindId) -> Step {
+        self.w.error.get_or_insert(Error::UnknownKind {
+            task: P::name_of(kind),
+            kind,
+            program: core::any::type_name::<P>(),
+        });
+        Step::Aborted
+    }
+}
+
+impl<P: Program> Cx<'_, '_, '_, P> {
+    /// `spawn_raw` for a child that is a record (see the module docs).
+    ///
+    /// # Safety
+    ///
+    /// As for `spawn_raw`.
+    #[inline(never)]
+    unsafe fn spawn_record(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
+        let w = &mut *self.w;
+        let Some(record) = w.arena.alloc() else {
+            let error = w.pool_exhausted();
+            return self.refuse(error);
+        };
+        let parent = self
+            .record
+            .map_or(core::ptr::null_mut(), |r: TaskPtr| r.header());
+        // SAFETY: a fresh record of this run's size, owned by this worker until published. A
+        // call's record children get their cell as parent when it joins them.
+        unsafe {
+            record.as_ptr().write(Header {
+                kind,
+                state: 0,
+                queue,
+                pending: AtomicU32::new(0),
+                parent,
+                result_dst,
+            });
+        }
+        let child = TaskPtr(record);
+        w.records.push(child);
+        child.frame()
+    }
+
+    /// `wait` with children to join: runs them (see `join`), then tells the step whether to
+    /// suspend for its record children.
+    fn join_children(&mut self, resume_state: u32, queue: u32) -> bool {
+        let w = &mut *self.w;
+        if queue >= w.run.queues {
+            // `wait` cannot refuse; the step returns `Suspended` and its context reports this.
+            let queues = w.run.queues;
+            w.error.get_or_insert(Error::InvalidQueue {
+                task: P::name_of(self.kind),
+                queue,
+                queues,
+            });
+            return true;
+        }
+        if self.join() {
+            return true;
+        }
+        match self.record {
+            Some(task) if self.w.records.len() > self.records_base => {
+                // SAFETY: the worker owns the running record while its step runs.
+                unsafe {
+                    (*task.header()).state = resume_state;
+                    (*task.header()).queue = queue;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
