@@ -32,6 +32,10 @@ pub struct Opts {
     /// CPU executor threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
+    /// CPU: make every child a record on a deque instead of a call on its parent's worker
+    /// (`Config::cpu_inline_children = false`; to measure against).
+    #[arg(long)]
+    pub cpu_records: bool,
     /// Timed repetitions; the examples print the median.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub reps: usize,
@@ -177,6 +181,7 @@ fn parse_devices(v: &str) -> Result<Devices, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gtap::Config;
 
     fn cli(args: &[&str]) -> Result<Opts, clap::Error> {
         Opts::try_parse_from(std::iter::once("fib").chain(args.iter().copied()))
@@ -193,6 +198,15 @@ mod tests {
         assert!(c.cpu && !c.gpu);
         assert_eq!(c.reps, 3);
         assert_eq!(c.positional, ["32", "6", "epaq"]);
+    }
+
+    #[test]
+    fn cpu_records_turns_calls_off() {
+        let c = cli(&["--cpu", "--cpu-records"]).unwrap();
+        assert!(c.cpu_records);
+        assert!(!c.config_with(Config::default()).cpu_inline_children);
+        let default = cli(&["--cpu"]).unwrap().config_with(Config::default());
+        assert!(default.cpu_inline_children);
     }
 
     #[test]

@@ -105,10 +105,19 @@ impl Opts {
     /// # Errors
     ///
     /// As for [`Opts::runtime`].
-    pub fn runtime_with(&self, mut config: Config) -> gtap::Result<Runtime> {
+    pub fn runtime_with(&self, config: Config) -> gtap::Result<Runtime> {
+        Runtime::with_ptx(self.config_with(config), PTX)
+    }
+
+    /// `config` with what these options set.
+    #[must_use]
+    pub fn config_with(&self, mut config: Config) -> Config {
         config.backend = self.backend();
         if let Some(w) = self.workers {
             config.workers = w;
+        }
+        if self.cpu_records {
+            config.cpu_inline_children = false;
         }
         if let Some(g) = self.grid {
             config.grid = Some(g);
@@ -138,7 +147,7 @@ impl Opts {
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);
         }
-        Runtime::with_ptx(config, PTX)
+        config
     }
 }
 

@@ -118,6 +118,11 @@ pub(super) struct WorkerState<'a, 'r> {
     stack_base: usize,
     /// Whether this worker is counted in `Run::hungry`.
     hungry: bool,
+    /// The run's `Config::queues`, `max_children` and `cpu_inline_children`, at hand for
+    /// `spawn_raw`.
+    queues: u32,
+    max_children: usize,
+    inline_children: bool,
     pub(super) steps: u64,
     pub(super) steals: u64,
     /// Children run as calls.
@@ -151,6 +156,9 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             kind: 0,
             stack_base,
             hungry: false,
+            queues: run.queues,
+            max_children: run.max_children as usize,
+            inline_children: run.inline_children,
             steps: 0,
             steals: 0,
             inline: 0,
@@ -636,8 +644,9 @@ unsafe impl<P: Program> Context for Cx<'_, '_, '_, P> {
         if w.error.is_some() {
             return core::ptr::null_mut();
         }
-        if queue >= w.run.queues {
-            let queues = w.run.queues;
+        // Queue 0 is always valid: a constant 0 hint (the common case) folds the check away.
+        if queue != 0 && queue >= w.queues {
+            let queues = w.queues;
             return self.refuse(Error::InvalidQueue {
                 task: P::name_of(self.kind),
                 queue,
@@ -646,14 +655,14 @@ unsafe impl<P: Program> Context for Cx<'_, '_, '_, P> {
         }
         let spawned =
             (w.children.len() - self.children_base) + (w.records.len() - self.records_base);
-        if spawned >= w.run.max_children as usize {
-            let capacity = u64::from(w.run.max_children);
+        if spawned >= w.max_children {
+            let capacity = w.max_children as u64;
             return self.refuse(Error::PoolExhausted {
                 limit: "Config::max_children",
                 capacity,
             });
         }
-        if w.run.inline_children && w.stack_allows_inline() {
+        if w.inline_children && w.stack_allows_inline() {
             if let Some(frame) = w.frames.alloc() {
                 w.children.push(Child {
                     kind,
