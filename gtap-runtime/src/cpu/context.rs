@@ -14,40 +14,9 @@
 //! A child is a record instead (from the arena, published on a deque as in the worker loop's
 //! protocol) when the frame region is full, when the native stack used since the worker's loop
 //! began passed [`INLINE_STACK_BYTES`] (a chain of 10^6 dependent tasks must not become 10^6
-//! nested calls), or when `Config::cpu_inline_children` is off.
-//!
-//! # Promotion
-//!
-//! Before each inline child starts, the worker reads `Run::hungry` (relaxed). When a worker is
-//! idle and this worker's deque is empty, the unstarted inline children of the *outermost*
-//! join in progress on this worker become records (their frames copied), pushed on its deque
-//! where thieves find them: the oldest unstarted children are the largest pieces of work the
-//! worker holds. Until somebody is hungry, promotion costs that one load.
-//!
-//! # Joining records from a call
-//!
-//! A step that runs as a call cannot suspend: its join must return. The records it waits for
-//! (its record children, and the promoted children of a join) have a *join cell* as their
-//! parent (`record.rs`). The join waits until the cell's `pending` is zero and runs tasks while
-//! it waits: its own deque first (where its children are, unless stolen), then steals. A
-//! record's step still suspends for its record children (the worker publishes them when the
-//! step returns), so a deep chain of records does not nest calls.
-//!
-//! # Memory ordering
-//!
-//! - Inline children: one thread; program order.
-//! - Promotion and a call's record children: the worker writes each record (header and frame)
-//!   and adds the batch to the cell's `pending` (Relaxed) before pushing them. The push is a
-//!   release and the pop or steal an acquire (crossbeam-deque), so whoever runs a child sees
-//!   its record, and the count its decrement lowers already includes it.
-//! - Completion: a finishing child whose parent is a cell does `fetch_sub(1, AcqRel)` on
-//!   `pending` (`worker.rs`, `finish`) and never touches the cell again. Its release publishes
-//!   the child's subtree: its result in the joining step's frame, its writes to user data. The
-//!   joining worker's Acquire load that reads zero reads the last decrement; every decrement
-//!   and increment is an RMW of `pending`, so each decrement's release sequence reaches that
-//!   last one and the load synchronises with all of them: every child's writes happen before
-//!   the step goes on. Only then does the joining worker free the cell.
-//!   `loom-models/src/cpu_join.rs` model-checks this, and rejects a Relaxed decrement.
+//! nested calls), or when `Config::cpu_inline_children` is off. How a call joins records, and
+//! how inline children become records when a worker is hungry, is `join.rs`, with the
+//! memory-model argument.
 //!
 //! # Errors
 //!
@@ -66,8 +35,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crossbeam_deque::{Steal, Worker};
 use gtap_device::task::{Context, KindId, Program, Step};
 
-use super::record::{Arena, FrameStack, Header, TaskPtr, JOIN_CELL, ZOMBIE};
-use super::worker::{finish, steal, Idle, Run};
+use super::join::Level;
+use super::record::{Arena, FrameStack, Header, TaskPtr, ZOMBIE};
+use super::worker::{finish, steal, Run};
 use crate::error::Error;
 use crate::stop::CPU_CHECK_EVERY;
 
@@ -78,51 +48,42 @@ pub(super) const INLINE_STACK_BYTES: usize = 256 * 1024;
 
 /// A child that runs as a call: where its frame is and where its result goes.
 #[derive(Clone, Copy)]
-struct Child {
-    kind: KindId,
-    queue: u32,
-    frame: *mut u8,
-    result_dst: *mut u8,
-}
-
-/// A join in progress: its step's inline children are `children[next..end]` (those before
-/// `next` started), and the records it waits for have `cell` as their parent.
-#[derive(Clone, Copy)]
-struct Level {
-    next: usize,
-    end: usize,
-    cell: Option<TaskPtr>,
+pub(super) struct Child {
+    pub(super) kind: KindId,
+    pub(super) queue: u32,
+    pub(super) frame: *mut u8,
+    pub(super) result_dst: *mut u8,
 }
 
 /// What one worker holds while it takes part in a run.
 pub(super) struct WorkerState<'a, 'r> {
     pub(super) run: &'a Run<'r>,
-    index: usize,
+    pub(super) index: usize,
     pub(super) deque: &'a Worker<TaskPtr>,
-    arena: &'a mut Arena,
-    frames: &'a mut FrameStack,
-    rng: &'a mut u64,
+    pub(super) arena: &'a mut Arena,
+    pub(super) frames: &'a mut FrameStack,
+    pub(super) rng: &'a mut u64,
     /// Inline children of the steps on this worker's stack, outermost first.
-    children: Vec<Child>,
+    pub(super) children: Vec<Child>,
     /// Joins in progress on this worker's stack, outermost first.
-    levels: Vec<Level>,
+    pub(super) levels: Vec<Level>,
     /// Record children of the steps on this worker's stack, not yet published.
-    records: Vec<TaskPtr>,
+    pub(super) records: Vec<TaskPtr>,
     /// An error recorded by the running step, reported when it returns.
-    error: Option<Error>,
+    pub(super) error: Option<Error>,
     /// The run failed: return from every step on this worker's stack.
-    aborting: bool,
+    pub(super) aborting: bool,
     /// The kind of the innermost running step, to name it when it panics.
     pub(super) kind: KindId,
     /// Address of a local of the worker loop: the native stack used is measured from here.
-    stack_base: usize,
+    pub(super) stack_base: usize,
     /// Whether this worker is counted in `Run::hungry`.
-    hungry: bool,
+    pub(super) hungry: bool,
     /// The run's `Config::queues`, `max_children` and `cpu_inline_children`, at hand for
     /// `spawn_raw`.
-    queues: u32,
-    max_children: usize,
-    inline_children: bool,
+    pub(super) queues: u32,
+    pub(super) max_children: usize,
+    pub(super) inline_children: bool,
     pub(super) steps: u64,
     pub(super) steals: u64,
     /// Children run as calls.
@@ -200,7 +161,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// Counts a step; every [`CPU_CHECK_EVERY`] steps, looks at the run's stop request and
     /// whether another worker failed it. Returns whether this worker must stop.
     #[inline]
-    fn count_step(&mut self) -> bool {
+    pub(super) fn count_step(&mut self) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(CPU_CHECK_EVERY) {
             if self.run.stop.armed() {
@@ -215,7 +176,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
 
     /// Fails the run with the error the last step recorded, if any; returns whether this
     /// worker must stop.
-    fn settle_error(&mut self) -> bool {
+    pub(super) fn settle_error(&mut self) -> bool {
         if let Some(error) = self.error.take() {
             self.run.fail(error);
             self.aborting = true;
@@ -243,26 +204,8 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         here.abs_diff(self.stack_base) < INLINE_STACK_BYTES
     }
 
-    /// A fresh join cell for `pending` records.
-    fn new_cell(&mut self, pending: u32) -> Option<TaskPtr> {
-        let record = self.arena.alloc()?;
-        self.cells += 1;
-        // SAFETY: a fresh record, owned by this worker until its children are published.
-        unsafe {
-            record.as_ptr().write(Header {
-                kind: 0,
-                state: JOIN_CELL,
-                queue: 0,
-                pending: AtomicU32::new(pending),
-                parent: core::ptr::null_mut(),
-                result_dst: core::ptr::null_mut(),
-            });
-        }
-        Some(TaskPtr(record))
-    }
-
     /// The error for an arena that ran out.
-    fn pool_exhausted(&self) -> Error {
+    pub(super) fn pool_exhausted(&self) -> Error {
         Error::PoolExhausted {
             limit: "Config::cpu_pool_bytes",
             capacity: self.run.pool_bytes as u64,
@@ -348,7 +291,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     }
 
     /// Runs the inline child `child` as a call.
-    fn run_inline<P: Program>(&mut self, child: Child) {
+    pub(super) fn run_inline<P: Program>(&mut self, child: Child) {
         if self.count_step() {
             return;
         }
@@ -381,131 +324,26 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             self.settle_error();
         }
     }
-
-    /// Whether to promote now: some worker is idle and this one has nothing to give it.
-    #[inline]
-    fn should_promote(&self) -> bool {
-        // Ordering: Relaxed; a hint (see `set_hungry`).
-        self.run.hungry.load(Ordering::Relaxed) != 0 && self.deque.is_empty()
-    }
-
-    /// Turns the unstarted inline children of the outermost join that has any into records
-    /// joined on that join's cell, and pushes them on this worker's deque (see the module docs).
-    /// Gives up, leaving them inline, when the arena is short.
-    fn promote_outermost(&mut self) {
-        let Some(j) = self.levels.iter().position(|l| l.next < l.end) else {
-            return;
-        };
-        let Level { next, end, cell } = self.levels[j];
-        let cell = match cell {
-            Some(cell) => cell,
-            None => match self.new_cell(0) {
-                Some(cell) => {
-                    self.levels[j].cell = Some(cell);
-                    cell
-                }
-                None => return,
-            },
-        };
-        let base = self.records.len();
-        for i in next..end {
-            let Some(record) = self.arena.alloc() else {
-                for &r in &self.records[base..] {
-                    self.arena.free(r.0);
-                }
-                self.records.truncate(base);
-                return;
-            };
-            let child = self.children[i];
-            // SAFETY: a fresh record, owned by this worker until pushed below; the child's
-            // frame holds its arguments and is `frames.stride()` bytes, which fit the
-            // record's frame (`record_bytes` rounds the same stride up further).
-            unsafe {
-                record.as_ptr().write(Header {
-                    kind: child.kind,
-                    state: 0,
-                    queue: child.queue,
-                    pending: AtomicU32::new(0),
-                    parent: cell.header(),
-                    result_dst: child.result_dst,
-                });
-                core::ptr::copy_nonoverlapping(
-                    child.frame,
-                    TaskPtr(record).frame(),
-                    self.frames.stride(),
-                );
-            }
-            self.records.push(TaskPtr(record));
-        }
-        // SAFETY: the cell lives until its waiter reads zero, which needs these children.
-        // Ordering: Relaxed; the pushes below are releases that publish the count with the
-        // records (module docs, "Memory ordering").
-        unsafe { cell.0.as_ref() }
-            .pending
-            .fetch_add((end - next) as u32, Ordering::Relaxed);
-        for &record in self.records[base..].iter().rev() {
-            self.deque.push(record);
-        }
-        self.records.truncate(base);
-        self.levels[j].next = end;
-    }
-
-    /// Waits until every record joined on `cell` finished, running tasks meanwhile; then frees
-    /// the cell. Leaves it (and returns) when the run fails.
-    fn help<P: Program>(&mut self, cell: TaskPtr) {
-        let mut idle = Idle::new();
-        loop {
-            // SAFETY: the cell lives until this worker frees it below.
-            // Ordering: Acquire; pairs with the children's AcqRel decrements (module docs).
-            if unsafe { cell.0.as_ref() }.pending.load(Ordering::Acquire) == 0 {
-                break;
-            }
-            if self.aborting || self.run.over() {
-                self.aborting = true;
-                self.set_hungry(false);
-                return;
-            }
-            match self.find_task() {
-                Some(task) => {
-                    self.set_hungry(false);
-                    idle.reset();
-                    let mut next = Some(task);
-                    while let Some(task) = next {
-                        next = self.execute::<P>(task);
-                    }
-                }
-                None => {
-                    self.set_hungry(true);
-                    if self.run.stop.armed() {
-                        self.run.check_stop();
-                    }
-                    idle.snooze();
-                }
-            }
-        }
-        self.set_hungry(false);
-        self.arena.free(cell.0);
-    }
 }
 
 /// The [`Context`] of one step on a worker: a record's, or an inline child's.
 pub(super) struct Cx<'w, 'a, 'r, P> {
-    w: &'w mut WorkerState<'a, 'r>,
+    pub(super) w: &'w mut WorkerState<'a, 'r>,
     /// The running record; `None` for an inline child.
-    record: Option<TaskPtr>,
-    frame: *mut u8,
-    state: u32,
-    result_dst: *mut u8,
-    kind: KindId,
+    pub(super) record: Option<TaskPtr>,
+    pub(super) frame: *mut u8,
+    pub(super) state: u32,
+    pub(super) result_dst: *mut u8,
+    pub(super) kind: KindId,
     /// The kind that ran before this step on this worker's stack (restored by `leave`).
-    outer_kind: KindId,
+    pub(super) outer_kind: KindId,
     /// `children.len()` when this step began: its inline children are above.
-    children_base: usize,
+    pub(super) children_base: usize,
     /// `records.len()` when this step began: its record children are above.
-    records_base: usize,
+    pub(super) records_base: usize,
     /// The frame region's top when this step began: its children's frames are above.
-    frames_mark: usize,
-    _program: PhantomData<P>,
+    pub(super) frames_mark: usize,
+    pub(super) _program: PhantomData<P>,
 }
 
 impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
@@ -549,7 +387,7 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
 
     /// Whether this step spawned children since its last join.
     #[inline]
-    fn has_children(&self) -> bool {
+    pub(super) fn has_children(&self) -> bool {
         self.w.children.len() != self.children_base || self.w.records.len() != self.records_base
     }
 
@@ -557,61 +395,6 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
     fn refuse(&mut self, error: Error) -> *mut u8 {
         self.w.error.get_or_insert(error);
         core::ptr::null_mut()
-    }
-
-    /// Joins the children spawned since the last join, except a record's record children
-    /// (they suspend it): runs the inline ones as calls and waits for the records on a cell.
-    /// Returns whether the run failed meanwhile.
-    fn join(&mut self) -> bool {
-        let w = &mut *self.w;
-        let end = w.children.len();
-        let mut cell = None;
-        if self.record.is_none() && w.records.len() > self.records_base {
-            let count = (w.records.len() - self.records_base) as u32;
-            let Some(c) = w.new_cell(count) else {
-                let error = w.pool_exhausted();
-                w.error.get_or_insert(error);
-                w.settle_error();
-                return true;
-            };
-            for &record in &w.records[self.records_base..] {
-                // SAFETY: unpublished records of this step, owned by this worker.
-                unsafe { (*record.header()).parent = c.header() };
-            }
-            // The count was set before the pushes (releases) that publish the children.
-            for &record in w.records[self.records_base..].iter().rev() {
-                w.deque.push(record);
-            }
-            w.records.truncate(self.records_base);
-            cell = Some(c);
-        }
-        if end > self.children_base || cell.is_some() {
-            w.levels.push(Level {
-                next: self.children_base,
-                end,
-                cell,
-            });
-            let level = w.levels.len() - 1;
-            while !w.aborting {
-                let i = w.levels[level].next;
-                if i >= w.levels[level].end {
-                    break;
-                }
-                w.levels[level].next = i + 1;
-                if w.should_promote() {
-                    w.promote_outermost();
-                }
-                let child = w.children[i];
-                w.run_inline::<P>(child);
-            }
-            let level = w.levels.pop().expect("the join's level");
-            if let (Some(cell), false) = (level.cell, w.aborting) {
-                w.help::<P>(cell);
-            }
-        }
-        w.children.truncate(self.children_base);
-        w.frames.release(self.frames_mark);
-        w.aborting
     }
 }
 

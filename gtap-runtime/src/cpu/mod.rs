@@ -5,8 +5,9 @@
 //! - `record.rs`: task records (header + frame), the per-worker arenas they come from, and the
 //!   frame region of children that run as calls.
 //! - `worker.rs`: the worker loop and the join protocol of records.
-//! - `context.rs`: the [`Context`] of a running step, children as calls, promotion to records
-//!   when a worker is hungry, and the join of a call.
+//! - `context.rs`: the [`Context`] of a running step and children as calls.
+//! - `join.rs`: the join of a step that runs as a call, and promotion to records when a
+//!   worker is hungry.
 //!
 //! Per worker there is one LIFO deque (crossbeam-deque, Chase–Lev) and one arena, each behind
 //! a mutex that the worker holds for the whole run (uncontended; it makes the ownership
@@ -17,6 +18,7 @@
 //! [`Context`]: gtap_device::task::Context
 
 mod context;
+mod join;
 mod pool;
 mod record;
 mod worker;
