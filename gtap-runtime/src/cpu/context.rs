@@ -30,7 +30,7 @@
 //! was running.
 
 use core::marker::PhantomData;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::Ordering;
 
 use crossbeam_deque::{Steal, Worker};
 use gtap_device::task::{Context, KindId, Program, Step};
@@ -501,14 +501,9 @@ impl<P: Program> Cx<'_, '_, '_, P> {
         // SAFETY: a fresh record of this run's size, owned by this worker until published. A
         // call's record children get their cell as parent when it joins them.
         unsafe {
-            record.as_ptr().write(Header {
-                kind,
-                state: 0,
-                queue,
-                pending: AtomicU32::new(0),
-                parent,
-                result_dst,
-            });
+            record
+                .as_ptr()
+                .write(Header::fresh(kind, queue, parent, result_dst));
         }
         let child = TaskPtr(record);
         w.records.push(child);

@@ -35,12 +35,12 @@
 //!   the step goes on. Only then does the joining worker free the cell.
 //!   `loom-models/src/cpu_join.rs` model-checks this, and rejects a Relaxed decrement.
 
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::Ordering;
 
 use gtap_device::task::Program;
 
 use super::context::{Cx, WorkerState};
-use super::record::{Header, TaskPtr, JOIN_CELL};
+use super::record::{Header, TaskPtr};
 use super::worker::Idle;
 
 /// A join in progress: its step's inline children are `children[next..end]` (those before
@@ -59,14 +59,7 @@ impl WorkerState<'_, '_> {
         self.cells += 1;
         // SAFETY: a fresh record, owned by this worker until its children are published.
         unsafe {
-            record.as_ptr().write(Header {
-                kind: 0,
-                state: JOIN_CELL,
-                queue: 0,
-                pending: AtomicU32::new(pending),
-                parent: core::ptr::null_mut(),
-                result_dst: core::ptr::null_mut(),
-            });
+            record.as_ptr().write(Header::cell(pending));
         }
         Some(TaskPtr(record))
     }
@@ -110,14 +103,12 @@ impl WorkerState<'_, '_> {
             // frame holds its arguments and is `frames.stride()` bytes, which fit the
             // record's frame (`record_bytes` rounds the same stride up further).
             unsafe {
-                record.as_ptr().write(Header {
-                    kind: child.kind,
-                    state: 0,
-                    queue: child.queue,
-                    pending: AtomicU32::new(0),
-                    parent: cell.header(),
-                    result_dst: child.result_dst,
-                });
+                record.as_ptr().write(Header::fresh(
+                    child.kind,
+                    child.queue,
+                    cell.header(),
+                    child.result_dst,
+                ));
                 core::ptr::copy_nonoverlapping(
                     child.frame,
                     TaskPtr(record).frame(),

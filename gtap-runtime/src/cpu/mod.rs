@@ -24,7 +24,7 @@ mod record;
 mod worker;
 
 use core::mem::MaybeUninit;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
@@ -121,14 +121,12 @@ impl Executor {
             // >= size_of::<T::Args>()` bytes, 16-aligned (checked above), and `result` outlives
             // the run (the broadcast below returns only when every worker is done).
             unsafe {
-                root.as_ptr().write(Header {
-                    kind: T::ID,
-                    state: 0,
-                    queue: 0,
-                    pending: AtomicU32::new(0),
-                    parent: core::ptr::null_mut(),
-                    result_dst: result.as_mut_ptr().cast(),
-                });
+                root.as_ptr().write(Header::fresh(
+                    T::ID,
+                    0,
+                    core::ptr::null_mut(),
+                    result.as_mut_ptr().cast(),
+                ));
                 TaskPtr(root).frame().cast::<T::Args>().write(args);
             }
             slot.deque.push(TaskPtr(root));

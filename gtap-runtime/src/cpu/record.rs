@@ -64,6 +64,38 @@ pub(crate) struct Header {
     pub(crate) result_dst: *mut u8,
 }
 
+impl Header {
+    /// The header of a task of `kind` that has not run yet: state 0, no children.
+    #[inline]
+    pub(crate) fn fresh(
+        kind: KindId,
+        queue: u32,
+        parent: *mut Header,
+        result_dst: *mut u8,
+    ) -> Self {
+        Self {
+            kind,
+            state: 0,
+            queue,
+            pending: AtomicU32::new(0),
+            parent,
+            result_dst,
+        }
+    }
+
+    /// The header of a join cell counting `pending` records (see the module docs).
+    pub(crate) fn cell(pending: u32) -> Self {
+        Self {
+            kind: 0,
+            state: JOIN_CELL,
+            queue: 0,
+            pending: AtomicU32::new(pending),
+            parent: core::ptr::null_mut(),
+            result_dst: core::ptr::null_mut(),
+        }
+    }
+}
+
 /// Where the frame starts in a record.
 pub(crate) const HEADER_BYTES: usize = size_of::<Header>();
 const _: () = assert!(
