@@ -375,6 +375,36 @@ pub unsafe fn spawn_task<T: TaskFn, C: Context>(
     true
 }
 
+/// `task!(queue = queue, f(args))` in a sequential clone ([`crate::task::TaskFn::seq`]): `f`'s
+/// clone at once when the executor allows it, else `f` as a task; its result either way.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
+    cx: &mut S,
+    _f: &T,
+    queue: u32,
+    spawned: &mut u32,
+    args: T::Args,
+) -> T::Output {
+    let clone = cx.seq_spawn(T::ID, queue, spawned);
+    if T::HAS_SEQ && clone {
+        let outer = cx.seq_enter(T::ID);
+        let out = T::seq(cx, args);
+        cx.seq_leave(outer);
+        out
+    } else {
+        cx.run_task::<T>(queue, args)
+    }
+}
+
+/// `taskwait!(queue = queue)` in a sequential clone: every child already returned; the
+/// executor checks the queue.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn seq_wait<S: crate::task::SeqContext>(cx: &mut S, queue: u32, spawned: &mut u32) {
+    cx.seq_wait(queue, spawned);
+}
+
 /// Implemented for every type when `T` takes `N` arguments; only reached once `T: TaskFn` holds
 /// (it bounds `T::Args`), so a plain function is not also reported for its argument count.
 pub trait ArgCount<T, const N: usize> {}

@@ -145,6 +145,47 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// probe reported, holding `Args` at offset 0 on first entry and the state this step saved
     /// on later entries. `ctx.result_dst()` is null or valid for a write of `Output`.
     unsafe fn step<C: Context>(ctx: &mut C) -> Step;
+
+    /// Whether [`TaskFn::seq`] is the function's sequential clone (thread-level functions);
+    /// host targets only.
+    #[cfg(not(target_arch = "nvptx64"))]
+    const HAS_SEQ: bool = false;
+
+    /// The sequential clone, host targets only: the function's body as a plain function, each
+    /// `task!(f(..))` a call of [`crate::glue::seq_task`] (which runs `f`'s clone at once, or
+    /// `f` as a task when the executor says so) and each `taskwait!()` a call of
+    /// [`crate::glue::seq_wait`]. The CPU executor runs it for a child that nobody is waiting
+    /// to steal. Only called when [`TaskFn::HAS_SEQ`].
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn seq<S: SeqContext>(cx: &mut S, args: Self::Args) -> Self::Output {
+        let _ = (cx, args);
+        unreachable!("a task function without a sequential clone was run as one")
+    }
+}
+
+/// What a sequential clone ([`TaskFn::seq`]) asks of the executor that runs it, at its
+/// `task!`s and `taskwait!`s. Host targets only.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait SeqContext {
+    /// At a `task!(queue = queue, f(..))` of kind `kind`, the `spawned`-th since the last
+    /// join: checks the queue and the spawn count and counts the task. Returns whether the
+    /// child runs as its clone (`false`: [`SeqContext::run_task`] runs it as a task). Does not
+    /// return when the run has failed or this spawn is refused (it unwinds to the executor).
+    fn seq_spawn(&mut self, kind: KindId, queue: u32, spawned: &mut u32) -> bool;
+
+    /// Runs `T(args)` as a task (its state machine, whose children the executor may hand to
+    /// idle workers) and returns its result once its whole subtree finished.
+    fn run_task<T: TaskFn>(&mut self, queue: u32, args: T::Args) -> T::Output;
+
+    /// At a `taskwait!(queue = queue)`: checks the queue and restarts the spawn count.
+    fn seq_wait(&mut self, queue: u32, spawned: &mut u32);
+
+    /// The clone of `kind` starts: returns the kind that was running, for
+    /// [`SeqContext::seq_leave`] (a panic is reported against the innermost kind).
+    fn seq_enter(&mut self, kind: KindId) -> KindId;
+
+    /// The clone that [`SeqContext::seq_enter`] started returned.
+    fn seq_leave(&mut self, outer: KindId);
 }
 
 /// The lines of a source file that a task function spans (`file!()` as the crate was
@@ -301,6 +342,22 @@ pub unsafe trait Program: Copy + 'static {
     /// As for [`TaskFn::step`] of that kind.
     unsafe fn dispatch<C: Context>(ctx: &mut C, kind: KindId) -> Step;
 
+    /// Runs the sequential clone of `kind` with the arguments at `args` and writes its result
+    /// to `result_dst` (unless null); `false`, without running anything, when `kind` has no
+    /// clone ([`TaskFn::HAS_SEQ`]) or is not in the program. Host targets only.
+    ///
+    /// # Safety
+    ///
+    /// `args` points to `kind`'s argument tuple (a frame's offset 0); `result_dst` is null or
+    /// valid for a write of `kind`'s output.
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe fn dispatch_seq<S: SeqContext>(
+        cx: &mut S,
+        kind: KindId,
+        args: *const u8,
+        result_dst: *mut u8,
+    ) -> bool;
+
     /// Whether `kind` is block-level (`false` for kinds not in the program).
     #[must_use]
     #[inline(always)]
@@ -389,6 +446,36 @@ pub unsafe fn step_of<T: TaskFn, C: Context>(_: &T, ctx: &mut C) -> Step {
     unsafe { T::step(ctx) }
 }
 
+/// Runs `f`'s sequential clone on the arguments at `args`, writing the result to `result_dst`
+/// unless it is null; `false` when `f` has none.
+///
+/// # Safety
+///
+/// `args` points to `f`'s argument tuple; `result_dst` is null or valid for a write of its
+/// output.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn seq_of<T: TaskFn, S: SeqContext>(
+    _: &T,
+    cx: &mut S,
+    args: *const u8,
+    result_dst: *mut u8,
+) -> bool {
+    if !T::HAS_SEQ {
+        return false;
+    }
+    // SAFETY: the caller's contract; the arguments are `Copy`.
+    let args = unsafe { args.cast::<T::Args>().read() };
+    let outer = cx.seq_enter(T::ID);
+    let out = T::seq(cx, args);
+    cx.seq_leave(outer);
+    if !result_dst.is_null() {
+        // SAFETY: the caller's contract.
+        unsafe { result_dst.cast::<T::Output>().write(out) };
+    }
+    true
+}
+
 /// Compile-time checks of a program (called from a `const` item by `program!`): kinds are
 /// distinct and every spawned kind is listed.
 ///
@@ -454,6 +541,23 @@ macro_rules! program {
             const KIND_ARGS_READ_ONLY: &'static [bool] =
                 &[$($crate::task::args_read_only_of(&$f)),+];
             const HAS_BLOCK: bool = false $(|| $crate::task::block_of(&$f))+;
+
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
+            unsafe fn dispatch_seq<S: $crate::task::SeqContext>(
+                cx: &mut S,
+                kind: $crate::task::KindId,
+                args: *const u8,
+                result_dst: *mut u8,
+            ) -> bool {
+                $(
+                    if kind == const { $crate::task::kind_of(&$f) } {
+                        // SAFETY: forwarded from the caller; `kind` selects this function.
+                        return unsafe { $crate::task::seq_of(&$f, cx, args, result_dst) };
+                    }
+                )+
+                false
+            }
 
             #[inline(always)]
             unsafe fn dispatch<C: $crate::task::Context>(

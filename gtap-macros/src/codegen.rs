@@ -125,6 +125,7 @@ pub(crate) fn items(
     sm: &StateMachine,
 ) -> TokenStream {
     let block = block_const(args.block);
+    let seq = crate::seq::items(def, args.block);
     let read_only = args_read_only_const(args.block, sm.args_read_only);
     let name = &def.ident;
     let name_str = &def.display;
@@ -234,6 +235,8 @@ pub(crate) fn items(
                     unsafe { ::gtap::__private::ResultSlot::<#out>::new(__gtap_ctx.result_dst()) };
                 #body
             }
+
+            #seq
         }
 
         #arity

@@ -24,6 +24,7 @@ mod liveness;
 mod lower;
 mod markers;
 mod parse;
+mod seq;
 mod structure;
 mod tails;
 mod tokens;

@@ -150,3 +150,79 @@ fn a_panic_deep_in_calls_names_its_task_and_the_runtime_goes_on() {
         );
     }
 }
+
+/// fib with a task per call, whose calls run as sequential clones on a worker nobody needs.
+#[gtap::function]
+fn fib(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let a = task!(fib(n - 1));
+    let b = task!(fib(n - 2));
+    taskwait!();
+    a + b
+}
+
+program!(Fib = [fib]);
+
+fn fib_seq(n: u32) -> u64 {
+    if n < 2 {
+        u64::from(n)
+    } else {
+        fib_seq(n - 1) + fib_seq(n - 2)
+    }
+}
+
+#[test]
+fn clones_count_their_tasks_and_keep_the_limits() {
+    for (workers, inline) in configs() {
+        let mut rt = runtime(workers, inline);
+        assert_eq!(rt.run::<Fib, _>(fib, (25,)).unwrap(), fib_seq(25));
+        assert_eq!(
+            rt.last_stats().unwrap().tasks,
+            2 * fib_seq(26) - 1,
+            "every call counts as a task, {workers} workers, calls {inline}"
+        );
+        // More children between two joins than `max_children` allows, inside a clone.
+        let mut narrow = Runtime::cpu(Config {
+            workers,
+            cpu_inline_children: inline,
+            max_children: 8,
+            ..Config::default()
+        })
+        .unwrap();
+        let out = narrow.upload(&[0u64; 9]).unwrap();
+        assert_eq!(
+            narrow.run::<Fan, _>(fan_root, (9, out.slice())),
+            Err(Error::PoolExhausted {
+                limit: "Config::max_children",
+                capacity: 8
+            }),
+            "{workers} workers, calls {inline}"
+        );
+        assert_eq!(
+            narrow.run::<Fib, _>(fib, (20,)).unwrap(),
+            fib_seq(20),
+            "the run after a refused spawn"
+        );
+    }
+}
+
+#[test]
+fn a_deadline_stops_a_long_clone_and_the_runtime_goes_on() {
+    for (workers, inline) in configs() {
+        let mut rt = runtime(workers, inline);
+        let options = gtap::RunOptions {
+            deadline: Some(std::time::Duration::from_millis(20)),
+            ..gtap::RunOptions::default()
+        };
+        // fib(45) runs for minutes: only the stop checks inside the clones end it early.
+        match rt.run_with::<Fib, _>(fib, (45,), &options) {
+            Err(Error::Cancelled { .. }) => {}
+            other => {
+                panic!("expected a cancellation, got {other:?} ({workers} workers, calls {inline})")
+            }
+        }
+        assert_eq!(rt.run::<Fib, _>(fib, (20,)).unwrap(), fib_seq(20));
+    }
+}

@@ -170,10 +170,11 @@ pub struct Config {
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
     pub cpu_pool_bytes: usize,
-    /// CPU: run a child that no idle worker needs as a call on its parent's worker, with its
-    /// frame in a per-worker stack region, and make it a record on a deque only when a worker
-    /// is idle (default `true`; `docs/cpu-executor.md`). `false` makes every child a record,
-    /// the executor's earlier design, kept to measure against.
+    /// CPU: run a child that no idle worker needs as a call on its parent's worker (in release
+    /// builds as its function's sequential clone, the body with each `task!` a call; else its
+    /// state machine with its frame in a per-worker stack region), and make it a record on a
+    /// deque only when a worker is idle (default `true`; `docs/cpu-executor.md`). `false`
+    /// makes every child a record, the executor's earlier design, kept to measure against.
     pub cpu_inline_children: bool,
     /// Both: children one task may spawn between two `taskwait!()`s (default 64).
     pub max_children: u32,

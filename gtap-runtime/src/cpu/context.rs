@@ -37,6 +37,7 @@ use gtap_device::task::{Context, KindId, Program, Step};
 
 use super::join::Level;
 use super::record::{Arena, FrameStack, Header, TaskPtr, ZOMBIE};
+use super::seq::SeqCx;
 use super::worker::{finish, steal, Run};
 use crate::error::Error;
 use crate::stop::CPU_CHECK_EVERY;
@@ -198,7 +199,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// Whether a child spawned here may run as a call: the native stack used since the worker
     /// loop is below [`INLINE_STACK_BYTES`].
     #[inline]
-    fn stack_allows_inline(&self) -> bool {
+    pub(super) fn stack_allows_inline(&self) -> bool {
         let probe = 0u8;
         let here = core::hint::black_box(&raw const probe) as usize;
         here.abs_diff(self.stack_base) < INLINE_STACK_BYTES
@@ -295,6 +296,14 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         if self.count_step() {
             return;
         }
+        if self.clone_allowed() {
+            let mut seq = SeqCx::<P>::new(self);
+            // SAFETY: `child.frame` holds the child's arguments (written by `spawn_task`
+            // before its parent's join) and `child.result_dst` is null or its result's slot.
+            if unsafe { P::dispatch_seq(&mut seq, child.kind, child.frame, child.result_dst) } {
+                return;
+            }
+        }
         self.inline += 1;
         let mut cx = Cx::<P>::enter(self, None, child.frame, 0, child.result_dst, child.kind);
         // SAFETY: `child.frame` is a frame of the run's stride holding the child's arguments
@@ -347,7 +356,7 @@ pub(super) struct Cx<'w, 'a, 'r, P> {
 }
 
 impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
-    fn enter(
+    pub(super) fn enter(
         w: &'w mut WorkerState<'a, 'r>,
         record: Option<TaskPtr>,
         frame: *mut u8,
@@ -375,7 +384,7 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
 
     /// Ends the step: forgets what its children left (after a failure) and restores the kind
     /// of the step around it. A record's record children stay, for its worker to publish.
-    fn leave(self) {
+    pub(super) fn leave(self) {
         let w = self.w;
         w.children.truncate(self.children_base);
         if self.record.is_none() {

@@ -8,6 +8,8 @@
 //! - `context.rs`: the [`Context`] of a running step and children as calls.
 //! - `join.rs`: the join of a step that runs as a call, and promotion to records when a
 //!   worker is hungry.
+//! - `seq.rs`: sequential clones, the function bodies as plain calls, for children that no
+//!   idle worker needs.
 //!
 //! Per worker there is one LIFO deque (crossbeam-deque, Chase–Lev) and one arena, each behind
 //! a mutex that the worker holds for the whole run (uncontended; it makes the ownership
@@ -21,6 +23,7 @@ mod context;
 mod join;
 mod pool;
 mod record;
+mod seq;
 mod worker;
 
 use core::mem::MaybeUninit;

@@ -54,6 +54,7 @@ use gtap_device::task::Program;
 
 use super::context::WorkerState;
 use super::record::{Arena, TaskPtr, JOIN_CELL, ZOMBIE};
+use super::seq::Abort;
 use super::Slot;
 use crate::config::Config;
 use crate::error::Error;
@@ -237,11 +238,14 @@ fn execute_caught<P: Program>(w: &mut WorkerState<'_, '_>, task: TaskPtr) -> Opt
     match catch_unwind(AssertUnwindSafe(|| w.execute::<P>(task))) {
         Ok(next) => next,
         Err(payload) => {
-            let message = panic_message(&*payload);
-            w.run.fail(Error::TaskPanicked {
-                task: P::name_of(w.kind),
-                message,
-            });
+            // A clone unwinds with `Abort` once the run has failed: nothing to report.
+            if !payload.is::<Abort>() {
+                let message = panic_message(&*payload);
+                w.run.fail(Error::TaskPanicked {
+                    task: P::name_of(w.kind),
+                    message,
+                });
+            }
             w.unwound();
             None
         }

@@ -1,0 +1,165 @@
+//! Sequential clones on the CPU executor: a child that runs as a call runs its function's
+//! clone (`TaskFn::seq`, the body as written with each `task!` a call) instead of its state
+//! machine while no worker is hungry and the native stack allows, so a subtree that nobody
+//! steals costs about what the plain recursion costs.
+//!
+//! Inside a clone, each `task!` asks [`SeqCx::seq_spawn`]: the queue hint and the spawn count
+//! are checked as for any spawn, the task is counted (and every few hundred, the run's stop
+//! request and failure looked at), and the child runs as its own clone again unless a worker
+//! is hungry or the stack is deep. Then it runs as a task instead ([`SeqCx::run_task`]): a
+//! one-child join of a step that runs as a call (`join.rs`), whose own children are inline
+//! children the executor can promote to records for the hungry worker. So parallelism reaches
+//! idle workers from inside a clone one level below the `task!` that saw them hungry.
+//!
+//! A clone cannot return early: when the run fails under it (a refused spawn, another
+//! worker's panic, a stop request), it unwinds with [`Abort`], which the worker loop's
+//! `catch_unwind` recognizes and does not report as a panic. A result that a task child writes
+//! lives in the frame region, not on the clone's stack, so that a child still running on
+//! another worker after such an unwind writes into memory that outlives it.
+
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::sync::atomic::Ordering;
+
+use gtap_device::task::{Context, KindId, Program, SeqContext, TaskFn};
+
+use super::context::{Cx, WorkerState};
+use crate::error::Error;
+
+/// The payload a clone unwinds with when the run has failed (see the module docs).
+pub(super) struct Abort;
+
+/// Unwinds to the worker loop (the run has failed already).
+#[cold]
+fn abort() -> ! {
+    std::panic::resume_unwind(Box::new(Abort))
+}
+
+/// The [`SeqContext`] of the clones that run on one worker.
+pub(super) struct SeqCx<'w, 'a, 'r, P> {
+    w: &'w mut WorkerState<'a, 'r>,
+    _program: PhantomData<P>,
+}
+
+impl<'w, 'a, 'r, P: Program> SeqCx<'w, 'a, 'r, P> {
+    pub(super) fn new(w: &'w mut WorkerState<'a, 'r>) -> Self {
+        Self {
+            w,
+            _program: PhantomData,
+        }
+    }
+}
+
+impl<'a, 'r> WorkerState<'a, 'r> {
+    /// Whether a child may run as its clone now: no worker is hungry and the native stack
+    /// allows another level of calls.
+    #[inline]
+    pub(super) fn clone_allowed(&self) -> bool {
+        // Ordering: Relaxed; a hint (see `set_hungry`).
+        self.inline_children
+            && self.run.hungry.load(Ordering::Relaxed) == 0
+            && self.stack_allows_inline()
+    }
+
+    /// Fails the run with `error` and unwinds out of the clones.
+    #[cold]
+    fn refuse_in_clone(&mut self, error: Error) -> ! {
+        self.run.fail(error);
+        self.aborting = true;
+        abort()
+    }
+}
+
+impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
+    #[inline(always)]
+    fn seq_spawn(&mut self, _kind: KindId, queue: u32, spawned: &mut u32) -> bool {
+        let w = &mut *self.w;
+        if queue != 0 && queue >= w.queues {
+            let error = Error::InvalidQueue {
+                task: P::name_of(w.kind),
+                queue,
+                queues: w.queues,
+            };
+            w.refuse_in_clone(error);
+        }
+        if *spawned as usize >= w.max_children {
+            let capacity = w.max_children as u64;
+            w.refuse_in_clone(Error::PoolExhausted {
+                limit: "Config::max_children",
+                capacity,
+            });
+        }
+        *spawned += 1;
+        if w.count_step() {
+            abort();
+        }
+        w.clone_allowed()
+    }
+
+    fn run_task<T: TaskFn>(&mut self, queue: u32, args: T::Args) -> T::Output {
+        let w = &mut *self.w;
+        let mark = w.frames.mark();
+        let fits = size_of::<T::Output>() <= w.frames.stride() && align_of::<T::Output>() <= 16;
+        // The result's slot: a frame of the region (see the module docs), or a box for an
+        // output larger than a frame (leaked if the run fails under it).
+        let mut boxed: Option<Box<MaybeUninit<T::Output>>> = None;
+        let slot: *mut T::Output = match fits.then(|| w.frames.alloc()).flatten() {
+            Some(frame) => frame.cast(),
+            None => boxed.insert(Box::new(MaybeUninit::uninit())).as_mut_ptr(),
+        };
+        let kind = w.kind;
+        let mut cx = Cx::<P>::enter(
+            w,
+            None,
+            core::ptr::null_mut(),
+            0,
+            core::ptr::null_mut(),
+            kind,
+        );
+        // SAFETY: `slot` is valid for a write of the output until the join below returns, and
+        // after a failed run it stays allocated (module docs).
+        let frame = unsafe { cx.spawn_raw(T::ID, queue, slot.cast()) };
+        let failed = if frame.is_null() {
+            true
+        } else {
+            // SAFETY: a fresh frame of the run's stride, which holds the arguments.
+            unsafe { frame.cast::<T::Args>().write(args) };
+            cx.join()
+        };
+        cx.leave();
+        if failed || self.w.settle_error() {
+            core::mem::forget(boxed);
+            abort();
+        }
+        // SAFETY: the join returned without a failure: the child finished and its result's
+        // write happens before this read (join.rs, "Memory ordering").
+        let out = unsafe { slot.read() };
+        self.w.frames.release(mark);
+        out
+    }
+
+    #[inline(always)]
+    fn seq_wait(&mut self, queue: u32, spawned: &mut u32) {
+        let w = &mut *self.w;
+        if queue != 0 && queue >= w.queues {
+            let error = Error::InvalidQueue {
+                task: P::name_of(w.kind),
+                queue,
+                queues: w.queues,
+            };
+            w.refuse_in_clone(error);
+        }
+        *spawned = 0;
+    }
+
+    #[inline(always)]
+    fn seq_enter(&mut self, kind: KindId) -> KindId {
+        self.w.inline += 1;
+        core::mem::replace(&mut self.w.kind, kind)
+    }
+
+    #[inline(always)]
+    fn seq_leave(&mut self, outer: KindId) {
+        self.w.kind = outer;
+    }
+}
