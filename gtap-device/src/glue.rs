@@ -386,7 +386,7 @@ pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
     spawned: &mut u32,
     args: T::Args,
 ) -> T::Output {
-    let clone = cx.seq_spawn(T::ID, queue, spawned);
+    let clone = cx.seq_spawn(queue, spawned);
     if T::HAS_SEQ && clone {
         let outer = cx.seq_enter(T::ID);
         let out = T::seq(cx, args);

@@ -167,11 +167,11 @@ pub unsafe trait TaskFn: Copy + 'static {
 /// `task!`s and `taskwait!`s. Host targets only.
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait SeqContext {
-    /// At a `task!(queue = queue, f(..))` of kind `kind`, the `spawned`-th since the last
-    /// join: checks the queue and the spawn count and counts the task. Returns whether the
-    /// child runs as its clone (`false`: [`SeqContext::run_task`] runs it as a task). Does not
-    /// return when the run has failed or this spawn is refused (it unwinds to the executor).
-    fn seq_spawn(&mut self, kind: KindId, queue: u32, spawned: &mut u32) -> bool;
+    /// At a `task!(queue = queue, f(..))`, the `spawned`-th since the last join: checks the
+    /// queue and the spawn count and counts the task. Returns whether the child may run as its
+    /// clone (`false`: [`SeqContext::run_task`] runs it as a task). Does not return when the
+    /// run has failed or this spawn is refused (it unwinds to the executor).
+    fn seq_spawn(&mut self, queue: u32, spawned: &mut u32) -> bool;
 
     /// Runs `T(args)` as a task (its state machine, whose children the executor may hand to
     /// idle workers) and returns its result once its whole subtree finished.

@@ -175,6 +175,17 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         self.aborting
     }
 
+    /// The error for the running step's queue hint `queue` when the run has no such queue.
+    /// Queue 0 always exists, so a constant 0 hint (the common case) folds the check away.
+    #[inline(always)]
+    pub(super) fn queue_error<P: Program>(&self, queue: u32) -> Option<Error> {
+        (queue != 0 && queue >= self.queues).then(|| Error::InvalidQueue {
+            task: P::name_of(self.kind),
+            queue,
+            queues: self.queues,
+        })
+    }
+
     /// Fails the run with the error the last step recorded, if any; returns whether this
     /// worker must stop.
     pub(super) fn settle_error(&mut self) -> bool {
@@ -343,7 +354,6 @@ pub(super) struct Cx<'w, 'a, 'r, P> {
     pub(super) frame: *mut u8,
     pub(super) state: u32,
     pub(super) result_dst: *mut u8,
-    pub(super) kind: KindId,
     /// The kind that ran before this step on this worker's stack (restored by `leave`).
     pub(super) outer_kind: KindId,
     /// `children.len()` when this step began: its inline children are above.
@@ -373,7 +383,6 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
             frame,
             state,
             result_dst,
-            kind,
             outer_kind,
             children_base,
             records_base,
@@ -436,14 +445,8 @@ unsafe impl<P: Program> Context for Cx<'_, '_, '_, P> {
         if w.error.is_some() {
             return core::ptr::null_mut();
         }
-        // Queue 0 is always valid: a constant 0 hint (the common case) folds the check away.
-        if queue != 0 && queue >= w.queues {
-            let queues = w.queues;
-            return self.refuse(Error::InvalidQueue {
-                task: P::name_of(self.kind),
-                queue,
-                queues,
-            });
+        if let Some(error) = w.queue_error::<P>(queue) {
+            return self.refuse(error);
         }
         let spawned =
             (w.children.len() - self.children_base) + (w.records.len() - self.records_base);
@@ -523,14 +526,9 @@ impl<P: Program> Cx<'_, '_, '_, P> {
     /// suspend for its record children.
     fn join_children(&mut self, resume_state: u32, queue: u32) -> bool {
         let w = &mut *self.w;
-        if queue >= w.run.queues {
+        if let Some(error) = w.queue_error::<P>(queue) {
             // `wait` cannot refuse; the step returns `Suspended` and its context reports this.
-            let queues = w.run.queues;
-            w.error.get_or_insert(Error::InvalidQueue {
-                task: P::name_of(self.kind),
-                queue,
-                queues,
-            });
+            w.error.get_or_insert(error);
             return true;
         }
         if self.join() {

@@ -72,14 +72,9 @@ impl<'a, 'r> WorkerState<'a, 'r> {
 
 impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
     #[inline(always)]
-    fn seq_spawn(&mut self, _kind: KindId, queue: u32, spawned: &mut u32) -> bool {
+    fn seq_spawn(&mut self, queue: u32, spawned: &mut u32) -> bool {
         let w = &mut *self.w;
-        if queue != 0 && queue >= w.queues {
-            let error = Error::InvalidQueue {
-                task: P::name_of(w.kind),
-                queue,
-                queues: w.queues,
-            };
+        if let Some(error) = w.queue_error::<P>(queue) {
             w.refuse_in_clone(error);
         }
         if *spawned as usize >= w.max_children {
@@ -141,12 +136,7 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
     #[inline(always)]
     fn seq_wait(&mut self, queue: u32, spawned: &mut u32) {
         let w = &mut *self.w;
-        if queue != 0 && queue >= w.queues {
-            let error = Error::InvalidQueue {
-                task: P::name_of(w.kind),
-                queue,
-                queues: w.queues,
-            };
+        if let Some(error) = w.queue_error::<P>(queue) {
             w.refuse_in_clone(error);
         }
         *spawned = 0;
