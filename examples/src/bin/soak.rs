@@ -3,7 +3,9 @@
 //!
 //! 1. **Small runs.** RUNS / 10 (100 to 10,000) runs of fib(10..=14) (177 to 1,219 tasks) back to
 //!    back, every answer checked: the median and 90th percentile of a run's wall time and, on
-//!    the GPU, the median of each host phase (`RunStats::host`).
+//!    the GPU, the median of each host phase (`RunStats::host`). Then 200 runs each of fib(1)
+//!    (one task), fib(4), fib(8), fib(12) and fib(16): the median wall and kernel time against
+//!    the tree's size, which separates a run's fixed cost from its tree's critical path.
 //! 2. **Soak.** RUNS runs of mixed programs (fib, a sum over an uploaded buffer, a fan of
 //!    children), with an error injected every 250th run, in turn: a `Slice` read out of
 //!    bounds, a `panic!` with a literal message and one with arguments, an `unwrap` on `None`, more children than `Config::max_children`, a
@@ -131,7 +133,39 @@ fn small_runs(rt: &mut Runtime, n: u64) -> bool {
             "small runs, host phases (medians): setup {setup:.1} us, launch {launch:.1} us, wait {wait:.1} us (the kernel's events: {kernel:.1} us), readback {readback:.1} us"
         );
     }
-    wrong == 0
+    wrong == 0 && by_size(rt)
+}
+
+/// Part 1's second half: the cost of a run against its tree's size and depth.
+fn by_size(rt: &mut Runtime) -> bool {
+    let mut ok = true;
+    for k in [1u32, 4, 8, 12, 16] {
+        let (mut wall, mut kernel) = (Vec::with_capacity(200), Vec::with_capacity(200));
+        for _ in 0..200 {
+            let t0 = Instant::now();
+            let r = rt.run::<Fib, _>(fib, (k,));
+            wall.push(t0.elapsed().as_secs_f64() * 1e6);
+            if r.as_ref().ok() != Some(&reference::fib_seq(k)) {
+                println!("small runs: fib({k}) gave {r:?}");
+                ok = false;
+                break;
+            }
+            if let Some(t) = rt.last_stats().and_then(|s| s.kernel_time) {
+                kernel.push(t.as_secs_f64() * 1e6);
+            }
+        }
+        let kernel = if kernel.is_empty() {
+            String::new()
+        } else {
+            format!(", kernel {:.1} us", host::median(&mut kernel))
+        };
+        println!(
+            "small runs by size: fib({k}) ({} tasks, depth {k}): {:.1} us a run (median of 200){kernel}",
+            2 * reference::fib_seq(k + 1) - 1,
+            host::median(&mut wall)
+        );
+    }
+    ok
 }
 
 fn percentile(xs: &mut [f64], q: f64) -> f64 {
