@@ -347,7 +347,7 @@ pub struct WarpStats {
 
 /// Everything the kernel needs, in device memory; the kernel takes a pointer to it.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Params {
     /// Base of the slots.
     pub slots: u64,

@@ -95,9 +95,13 @@ impl Registry {
 
     /// A fault seen through `token`'s context: every device is lost, once per fault.
     fn lose(&mut self, token: Token) {
-        if !self.current(token) {
-            return;
+        if self.current(token) {
+            self.lose_all();
         }
+    }
+
+    /// A fault seen by a driver call (its sticky error): every device not lost yet is lost.
+    fn lose_all(&mut self) {
         self.faulted = true;
         for d in &mut self.devices {
             if !d.lost {
@@ -167,6 +171,12 @@ impl Use {
     }
 }
 
+/// Marks every device lost: a driver call answered a sticky error (`super::is_sticky`), so a
+/// kernel faulted in this process whichever call saw it first.
+pub(super) fn fault_seen() {
+    registry().lose_all();
+}
+
 impl Drop for Use {
     fn drop(&mut self) {
         registry().leave(self.token.ordinal);
@@ -227,6 +237,23 @@ mod tests {
         r.leave(0);
         assert_eq!(r.device(0).live, 0);
         assert!(r.device(0).lost, "reset only by the next user");
+    }
+
+    #[test]
+    fn a_sticky_error_loses_every_device_once() {
+        let mut r = Registry::new();
+        let a = r.enter(0, |_| unreachable!()).unwrap();
+        let b = r.enter(1, |_| unreachable!()).unwrap();
+        r.lose_all();
+        assert!(!r.current(a) && !r.current(b));
+        r.lose_all();
+        r.lose(a);
+        assert_eq!(
+            r.device(0).generation,
+            1,
+            "one loss, however many calls saw it"
+        );
+        assert!(r.device(3).lost, "a device not yet opened");
     }
 
     #[test]

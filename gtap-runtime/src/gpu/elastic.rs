@@ -410,12 +410,14 @@ impl Inner {
         };
         // SAFETY: the params region holds one Params; the source outlives the staged copy.
         unsafe { htod(self.params, &self.run_params, self.stream)? };
+        self.params_on_device = Some(self.run_params);
         self.queue_resize(steering.word(want))?;
         let launch = Launch {
             kernel: k,
             warps: run.warps,
             stats_dev: run.stats_dev,
             profile: super::ProfileRegion::new(run.warps as usize, 0)?,
+            readback_queued: false,
         };
         self.launch(&launch)?;
         self.wait(launch.warps, stop, Some((&mut steering, &k)))?;

@@ -20,6 +20,9 @@ impl Inner {
         let mut func: sys::CUfunction = null_mut();
         // SAFETY: valid module and out-pointer.
         let r = unsafe { sys::cuModuleGetFunction(&raw mut func, self.module, cname.as_ptr()) };
+        if r != OK && r != CuResult::CUDA_ERROR_NOT_FOUND {
+            return Err(driver("cuModuleGetFunction", r));
+        }
         if r != OK {
             return Err(Error::NoGpu {
                 reason: format!("the PTX module has no kernel `{name}`: add `gtap::kernel!({short});` to the device crate"),
@@ -158,6 +161,9 @@ pub(super) fn load_module(ptx: &str, max_registers: Option<u32>) -> Result<sys::
     };
     if r == OK {
         return Ok(module);
+    }
+    if is_sticky(r) {
+        return Err(driver("loading the PTX module", r));
     }
     let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
     Err(Error::Driver(format!(

@@ -35,8 +35,12 @@ impl Inner {
             return self.end_segment::<P, T>(launch, &steering, t0);
         }
         let t1 = Instant::now();
+        let mut launch = launch;
         self.launch(&launch)?;
         let t2 = Instant::now();
+        // Queued while the kernel runs (a one-GPU run ends here, so its readback can follow
+        // the kernel on the device).
+        self.queue_readback::<T>(&mut launch)?;
         self.wait(launch.warps, stop, None)?;
         let t3 = Instant::now();
         let end = self.finish::<P, T>(launch)?;
@@ -233,28 +237,53 @@ impl Inner {
             live_here: u64::from(part.gpu == 0),
             ..Control::default()
         };
-        // The root slot: header, then the arguments at the frame's offset 0.
-        let mut root = vec![0u8; pools.slot_bytes as usize];
+        let spill = SpillHeader {
+            arena_next: root_slot + 1,
+            ..SpillHeader::default()
+        };
+        // The root's record: its header, then the arguments at the frame's offset 0. The rest
+        // of the frame is not written: a frame is never assumed zeroed (slots are reused
+        // without it), and its task data is written before it is read.
+        let root_bytes = (HEADER_BYTES as usize + size_of::<T::Args>()).next_multiple_of(16);
         let header = Header {
             kind: T::ID,
             parent: NONE,
             result_dst: self.root_result,
             ..Header::default()
         };
-        // SAFETY: `root` holds HEADER_BYTES + stride >= size_of::<Header>() + size_of::<Args>()
-        // bytes; unaligned writes of plain `Copy` data.
+        let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
+        let s = self.stream;
+        if self.setup_pending {
+            // A setup queued before (a run stopped before its launch, a failed prepare) may
+            // still be copying from the staging region.
+            // SAFETY: a valid stream.
+            check("cuStreamSynchronize", unsafe {
+                sys::cuStreamSynchronize(s)
+            })?;
+            self.setup_pending = false;
+        }
+        let staged = self.setup.staged(root_bytes)?;
+        let upload_params = self.params_on_device.as_ref() != Some(&params);
+        // SAFETY: `staged` is pinned memory of `Staged::ROOT + root_bytes` bytes that no queued
+        // copy reads (`setup_pending` above); `root_bytes` >= HEADER_BYTES + size_of::<Args>()
+        // and the record's start is 16-byte aligned; plain `Copy` data.
         unsafe {
-            root.as_mut_ptr().cast::<Header>().write_unaligned(header);
-            root.as_mut_ptr()
-                .add(HEADER_BYTES as usize)
+            let headers = addr_of_mut!((*staged).headers);
+            addr_of_mut!((*headers).control).write(control);
+            addr_of_mut!((*headers).spill).write(spill);
+            addr_of_mut!((*headers).queues).write(Default::default());
+            addr_of_mut!((*headers).inbox).write(GlobalQueueHeader::default());
+            addr_of_mut!((*staged).params).write(params);
+            let root = staged.cast::<u8>().add(readback::Staged::ROOT);
+            root.write_bytes(0, root_bytes);
+            root.cast::<Header>().write(header);
+            root.add(HEADER_BYTES as usize)
                 .cast::<T::Args>()
                 .write_unaligned(args);
             self.error_host.write_volatile(ErrorRecord::default());
         }
-        let root_addr = pools.slots + u64::from(root_slot) * u64::from(pools.slot_bytes);
-        let s = self.stream;
-        // SAFETY: every region was allocated with these sizes; the host sources outlive the
-        // calls (pageable async copies are staged before they return).
+        // SAFETY: every region was allocated with these sizes; the staged sources are pinned
+        // and are not written again before the stream passes these copies (`setup_pending`).
         unsafe {
             if pools.inbox != 0 {
                 let entries = if pools.inbox_dirty {
@@ -290,11 +319,6 @@ impl Inner {
                         sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
                     )?;
                 }
-                let spill = SpillHeader {
-                    arena_next: root_slot + 1,
-                    ..SpillHeader::default()
-                };
-                htod(pools.spill, &spill, s)?;
             } else {
                 check(
                     "cuMemsetD32Async",
@@ -305,44 +329,52 @@ impl Inner {
                     sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
                 )?;
             }
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.deques, 0, w * pools.queues as usize * 4, s),
-            )?;
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.progress, 0, w, s),
-            )?;
-            if pools.gq_rings != 0 {
+            // The ablation's rings every run (as before); the overflow queues' when the last
+            // run left entries.
+            if pools.gq_rings != 0 && (!pools.wf || pools.gq_dirty) {
                 let q = gq_rings(pools.queues, pools.inbox != 0) as usize;
-                let header_words = q * size_of::<GlobalQueueHeader>() / 4;
                 check(
                     "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.gq_headers, 0, header_words, s),
+                    sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
                 )?;
-                // The ablation's rings every run (as before); the overflow queues' when the
-                // last run left entries.
-                if !pools.wf || pools.gq_dirty {
-                    check(
-                        "cuMemsetD32Async",
-                        sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
-                    )?;
-                }
             }
+            // The deque headers, progress counters and statistics (one allocation).
             check(
                 "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.stats, 0, w * 4, s),
+                sys::cuMemsetD32Async(pools.deques, 0, pools.zeroed_words, s),
             )?;
-            htod(self.control, &control, s)?;
-            htod(self.params, &params, s)?;
+            self.setup_pending = true;
+            // The control block, the spill header and the queue headers (the run block).
+            check(
+                "cuMemcpyHtoDAsync",
+                sys::cuMemcpyHtoDAsync_v2(
+                    self.run_block,
+                    addr_of_mut!((*staged).headers).cast(),
+                    readback::SETUP_BYTES,
+                    s,
+                ),
+            )?;
+            if upload_params {
+                check(
+                    "cuMemcpyHtoDAsync",
+                    sys::cuMemcpyHtoDAsync_v2(
+                        self.params,
+                        addr_of_mut!((*staged).params).cast(),
+                        size_of::<Params>(),
+                        s,
+                    ),
+                )?;
+                self.params_on_device = Some(params);
+            }
             if part.gpu == 0 {
                 check(
                     "cuMemcpyHtoDAsync",
-                    sys::cuMemcpyHtoDAsync_v2(root_addr, root.as_ptr().cast(), root.len(), s),
-                )?;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(self.root_result, 0, ROOT_RESULT_BYTES / 4, s),
+                    sys::cuMemcpyHtoDAsync_v2(
+                        root_addr,
+                        staged.cast::<u8>().add(readback::Staged::ROOT).cast(),
+                        root_bytes,
+                        s,
+                    ),
                 )?;
             }
         }
@@ -354,6 +386,7 @@ impl Inner {
             warps,
             stats_dev,
             profile,
+            readback_queued: false,
         })
     }
 
@@ -422,73 +455,75 @@ impl Inner {
         Ok(())
     }
 
+    /// Queues the copies of what the kernel leaves (the run block's headers and the root's
+    /// result, the inbox header, the statistics) into pinned memory behind it on the run
+    /// stream. A one-GPU run queues them right after its launch, so that they follow the
+    /// kernel on the device while the host waits, instead of a round trip after it.
+    pub(super) fn queue_readback<T: TaskFn>(&mut self, l: &mut Launch) -> Result<()> {
+        if l.readback_queued {
+            return Ok(());
+        }
+        self.bind()?;
+        let w = l.warps as usize;
+        let s = self.stream;
+        let hp = self.readback.headers()?;
+        let sp = self.readback_stats.stats(w)?;
+        let output = if self.gpu_index == 0 {
+            size_of::<T::Output>()
+        } else {
+            0
+        };
+        // SAFETY: `hp` and `sp` are pinned regions of these sizes, read only after the
+        // stream's synchronization in `finish`; the run block is laid out as `Headers`, so its
+        // first `SETUP_BYTES + output` bytes are the headers and the root's result; each other
+        // source region holds what is copied from it.
+        unsafe {
+            readback::queue(hp.cast(), self.run_block, readback::SETUP_BYTES + output, s)?;
+            if let Some(p) = self.pools.as_ref().filter(|p| p.inbox != 0) {
+                readback::queue(
+                    addr_of_mut!((*hp).inbox).cast(),
+                    p.inbox,
+                    size_of::<GlobalQueueHeader>(),
+                    s,
+                )?;
+            }
+            readback::queue(sp.cast(), l.stats_dev, w * size_of::<WarpStats>(), s)?;
+        }
+        l.readback_queued = true;
+        Ok(())
+    }
+
     /// After the kernel exited: what it left. `output` is the root's result (GPU 0 of a run,
     /// when the root finished); the error is the one this GPU recorded.
     pub(super) fn finish<P: Program, T: TaskFn>(
         &mut self,
-        l: Launch,
+        mut l: Launch,
     ) -> Result<Finished<T::Output>> {
-        self.bind()?;
+        self.queue_readback::<T>(&mut l)?;
         let Launch {
             kernel: k,
             warps,
-            stats_dev,
             profile,
+            ..
         } = l;
         let w = warps as usize;
         let s = self.stream;
-        // Everything read back lands in pinned memory and is waited for once (`readback.rs`).
+        // Reserved by `queue_readback` at these sizes: the same regions.
         let hp = self.readback.headers()?;
         let sp = self.readback_stats.stats(w)?;
         let wf = self.pools.as_ref().filter(|p| p.wf);
         let queues = wf.map_or(0, |p| gq_rings(p.queues, p.inbox != 0) as usize);
         let mut kernel_ms = 0f32;
-        // SAFETY: `hp` and `sp` are pinned regions of these sizes, read only after the
-        // synchronization below; each source region holds what is copied from it.
+        // SAFETY: a valid stream and the run's timing events.
         unsafe {
-            readback::queue(
-                addr_of_mut!((*hp).control).cast(),
-                self.control,
-                size_of::<Control>(),
-                s,
-            )?;
-            if let Some(p) = wf {
-                readback::queue(
-                    addr_of_mut!((*hp).spill).cast(),
-                    p.spill,
-                    size_of::<SpillHeader>(),
-                    s,
-                )?;
-                readback::queue(
-                    addr_of_mut!((*hp).queues).cast(),
-                    p.gq_headers,
-                    queues * size_of::<GlobalQueueHeader>(),
-                    s,
-                )?;
-                if p.inbox != 0 {
-                    readback::queue(
-                        addr_of_mut!((*hp).inbox).cast(),
-                        p.inbox,
-                        size_of::<GlobalQueueHeader>(),
-                        s,
-                    )?;
-                }
-            }
-            if self.gpu_index == 0 && size_of::<T::Output>() > 0 {
-                readback::queue(
-                    addr_of_mut!((*hp).root).cast(),
-                    self.root_result,
-                    size_of::<T::Output>(),
-                    s,
-                )?;
-            }
-            readback::queue(sp.cast(), stats_dev, w * size_of::<WarpStats>(), s)?;
             check("cuStreamSynchronize", sys::cuStreamSynchronize(s))?;
             check(
                 "cuEventElapsedTime",
                 sys::cuEventElapsedTime_v2(&raw mut kernel_ms, self.start, self.end),
             )?;
         }
+        // The setup's copies ran before the kernel.
+        self.setup_pending = false;
         // SAFETY: written by the copies above, complete after the synchronization.
         let h = unsafe { &*hp };
         let ctl = h.control;

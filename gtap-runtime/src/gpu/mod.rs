@@ -81,8 +81,46 @@ use crate::{
 type CuResult = sys::CUresult;
 const OK: CuResult = CuResult::CUDA_SUCCESS;
 
+/// The error of a failed driver call. A sticky error means a kernel of this process faulted:
+/// whichever call sees it first (a stream query, a copy, a launch, creating a context), it is
+/// [`Error::DeviceFault`] and every device is marked lost (`contexts.rs`), so that later calls
+/// answer [`Error::ContextLost`] instead of the driver's words.
 fn driver(what: &str, r: CuResult) -> Error {
+    if is_sticky(r) {
+        contexts::fault_seen();
+        return Error::DeviceFault {
+            code: r as u32,
+            detail: format!(
+                "{what} failed with {r:?}: a kernel faulted and the CUDA context is lost; drop every Runtime that uses the GPU, and the next Runtime gets a fresh context"
+            ),
+        };
+    }
     Error::Driver(format!("{what} failed: {r:?}"))
+}
+
+/// [`driver`] for an error of `cudarc`'s safe API.
+fn cudarc_error(what: &str, e: cudarc::driver::DriverError) -> Error {
+    driver(what, e.0)
+}
+
+/// Whether `r` is one of the errors after which the CUDA context answers every call with the
+/// same error (a kernel's illegal address, trap, misaligned access, ... and an uncorrectable
+/// ECC error): the context is unusable until it is reset.
+fn is_sticky(r: CuResult) -> bool {
+    use CuResult as R;
+    matches!(
+        r,
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+            | R::CUDA_ERROR_LAUNCH_TIMEOUT
+            | R::CUDA_ERROR_ASSERT
+            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | R::CUDA_ERROR_MISALIGNED_ADDRESS
+            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | R::CUDA_ERROR_INVALID_PC
+            | R::CUDA_ERROR_LAUNCH_FAILED
+            | R::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
 }
 
 fn check(what: &str, r: CuResult) -> Result<()> {
@@ -213,6 +251,8 @@ struct Launch {
     warps: u32,
     stats_dev: u64,
     profile: ProfileRegion,
+    /// The readback's copies are queued behind the kernel (`Inner::queue_readback`).
+    readback_queued: bool,
 }
 
 /// How a kernel ended after [`Inner::abort_and_wait`].
@@ -280,8 +320,8 @@ struct Pools {
     slot_bytes: u32,
     queues: u32,
     n: u32,
-    /// Global-queue kernel: the queues' headers and rings (0 when not allocated) and the
-    /// rings' capacity.
+    /// Global-queue kernel: the queues' headers (in the run block) and rings (0 when not
+    /// allocated) and the rings' capacity.
     gq_headers: u64,
     gq_rings: u64,
     gq_cap: u32,
@@ -292,12 +332,15 @@ struct Pools {
     slots: u64,
     free_rings: u64,
     free_pos: u64,
+    /// The deque headers, then the progress counters, then the per-warp statistics: one
+    /// allocation of `zeroed_words` words, zeroed by one memset before every run.
     deques: u64,
     deque_rings: u64,
     progress: u64,
     stats: u64,
-    /// Work-first pools (0 when not allocated): private free stacks, the spill header and
-    /// ring, and the sizes.
+    zeroed_words: usize,
+    /// Work-first pools (0 when not allocated): private free stacks, the spill header (in
+    /// the run block) and ring, and the sizes.
     wf: bool,
     free_stacks: u64,
     lane_frees: u64,
@@ -356,10 +399,20 @@ struct Inner {
     /// Keyed by program and variant.
     kernels: HashMap<(&'static str, Variant), Kernel>,
     pools: Option<Pools>,
-    /// Fixed-size regions: params, control, root result (4 KiB).
+    /// Fixed-size regions: the params, and the run block: a [`readback::Headers`] that holds
+    /// the control block, the work-first spill header, the queue headers and the root's
+    /// result (4 KiB), so that a run's setup and readback each move them in one copy.
     params: u64,
+    run_block: u64,
+    /// The control block and the root's result, in the run block.
     control: u64,
     root_result: u64,
+    /// The params as last copied to `params` (a run whose params are the same copies none).
+    params_on_device: Option<Params>,
+    /// Pinned memory a run's setup is staged in (`readback.rs`).
+    setup: readback::Pinned,
+    /// Copies from `setup` may still be queued: the next setup waits for the stream first.
+    setup_pending: bool,
     /// The host-mapped error record and its device address.
     error_host: *mut ErrorRecord,
     error_dev: u64,
@@ -424,17 +477,17 @@ impl Inner {
         }
         let context_use = contexts::Use::enter(ordinal)?;
         let ctx = CudaContext::new(ordinal as usize)
-            .map_err(|e| Error::Driver(format!("creating the CUDA context failed: {e:?}")))?;
+            .map_err(|e| cudarc_error("creating the CUDA context", e))?;
         ctx.bind_to_thread()
-            .map_err(|e| Error::Driver(format!("{e:?}")))?;
+            .map_err(|e| cudarc_error("binding the CUDA context", e))?;
         ctx.set_limit(
             sys::CUlimit::CU_LIMIT_STACK_SIZE,
             config.stack_bytes as usize,
         )
-        .map_err(|e| Error::Driver(format!("setting the stack size failed: {e:?}")))?;
+        .map_err(|e| cudarc_error("setting the stack size", e))?;
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(|e| Error::Driver(format!("{e:?}")))? as u32;
+            .map_err(|e| cudarc_error("reading the SM count", e))? as u32;
         let module = load_module(ptx, config.max_registers)?;
         let mut me = Self {
             ctx,
@@ -450,8 +503,12 @@ impl Inner {
             kernels: HashMap::new(),
             pools: None,
             params: 0,
+            run_block: 0,
             control: 0,
             root_result: 0,
+            params_on_device: None,
+            setup: readback::Pinned::default(),
+            setup_pending: false,
             error_host: null_mut(),
             error_dev: 0,
             progress_host: Vec::new(),
@@ -495,8 +552,9 @@ impl Inner {
             )?;
         }
         me.params = dev_alloc(size_of::<Params>())?;
-        me.control = dev_alloc(size_of::<Control>())?;
-        me.root_result = dev_alloc(ROOT_RESULT_BYTES)?;
+        me.run_block = dev_alloc(size_of::<readback::Headers>())?;
+        me.control = me.run_block + core::mem::offset_of!(readback::Headers, control) as u64;
+        me.root_result = me.run_block + core::mem::offset_of!(readback::Headers, root) as u64;
         me.peers = dev_alloc(MAX_GPUS * size_of::<PeerInfo>())?;
         Ok(me)
     }
@@ -517,7 +575,7 @@ impl Inner {
     fn bind(&self) -> Result<()> {
         self.ctx
             .bind_to_thread()
-            .map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
+            .map_err(|e| cudarc_error("binding the CUDA context", e))
     }
 }
 
@@ -528,6 +586,7 @@ impl Drop for Inner {
         if self.lost() || self.bind().is_err() {
             std::mem::forget(std::mem::take(&mut self.readback));
             std::mem::forget(std::mem::take(&mut self.readback_stats));
+            std::mem::forget(std::mem::take(&mut self.setup));
             return;
         }
         self.free_rejoins();
@@ -536,7 +595,7 @@ impl Drop for Inner {
         }
         // SAFETY: handles created in `new` (null ones are skipped by the driver or here).
         unsafe {
-            for d in [self.params, self.control, self.root_result, self.peers] {
+            for d in [self.params, self.run_block, self.peers] {
                 if d != 0 {
                     let _ = sys::cuMemFree_v2(d);
                 }
@@ -673,4 +732,34 @@ unsafe fn htod<T: Copy>(dst: u64, v: &T, s: sys::CUstream) -> Result<()> {
     check("cuMemcpyHtoDAsync", unsafe {
         sys::cuMemcpyHtoDAsync_v2(dst, (v as *const T).cast(), size_of::<T>(), s)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_kernels_faults_lose_the_context() {
+        for r in [
+            CuResult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CuResult::CUDA_ERROR_LAUNCH_FAILED,
+            CuResult::CUDA_ERROR_MISALIGNED_ADDRESS,
+            CuResult::CUDA_ERROR_ASSERT,
+        ] {
+            assert!(is_sticky(r), "{r:?}");
+        }
+        for r in [
+            CuResult::CUDA_ERROR_OUT_OF_MEMORY,
+            CuResult::CUDA_ERROR_NOT_FOUND,
+            CuResult::CUDA_ERROR_INVALID_VALUE,
+            CuResult::CUDA_ERROR_NOT_READY,
+        ] {
+            assert!(!is_sticky(r), "{r:?}");
+            // Not sticky: the registry is not touched, and the error keeps the driver's words.
+            assert!(
+                matches!(driver("cuX", r), Error::Driver(m) if m.contains("cuX failed")),
+                "{r:?}"
+            );
+        }
+    }
 }

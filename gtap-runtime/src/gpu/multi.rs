@@ -282,7 +282,7 @@ fn wait_all(all: &mut [&mut Inner], launches: &[Launch], stop: &Stop) -> Result<
             next_poll = now + Duration::from_millis(10);
             let mut sum = 0u64;
             for (inner, l) in all.iter_mut().zip(launches) {
-                sum += inner.progress_sum(l.warps)?;
+                sum += inner.progress_sum(l.warps).map_err(|e| on_gpu(inner, e))?;
             }
             if sum != last_sum {
                 last_sum = sum;

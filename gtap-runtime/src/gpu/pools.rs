@@ -3,7 +3,12 @@
 //! multi-GPU rings, and their release.
 //!
 //! Invariant: a shape's regions are allocated together and freed together (`free_pools`);
-//! a run resets what it needs with memsets on its stream before its launch.
+//! a run resets what it needs on its stream before its launch (`launch.rs`): the deque
+//! headers, progress counters and statistics share one allocation and one memset, and the
+//! spill and queue headers live in the runtime's run block (`readback::Headers`), written with
+//! the control block in one copy.
+
+use core::mem::offset_of;
 
 use super::*;
 
@@ -132,6 +137,7 @@ impl Inner {
             deque_rings: 0,
             progress: 0,
             stats: 0,
+            zeroed_words: 0,
             wf,
             free_stacks: 0,
             lane_frees: 0,
@@ -156,7 +162,7 @@ impl Inner {
                 let pw = pool_warps as usize;
                 p.free_stacks = dev_alloc(pw * WF_STACK_CAP as usize * 4)?;
                 p.lane_frees = dev_alloc(pw * 32 * LANE_FREE_CAP as usize * 4)?;
-                p.spill = dev_alloc(size_of::<SpillHeader>())?;
+                p.spill = self.run_block + offset_of!(readback::Headers, spill) as u64;
                 p.parks = dev_alloc(pw * PARK_WORDS as usize * 4)?;
                 // SAFETY: the records hold pw * PARK_WORDS u32; no flag is set.
                 check("cuMemsetD32", unsafe {
@@ -172,10 +178,16 @@ impl Inner {
                 p.free_rings = dev_alloc(w * ring_cap as usize * 4)?;
                 p.free_pos = dev_alloc(w * 4)?;
             }
-            p.deques = dev_alloc(w * queues as usize * size_of::<DequeHeader>())?;
+            // Zeroed before every run, so one allocation (and one memset): the deque headers,
+            // the progress counters, the statistics, each 16-byte aligned.
+            let deque_bytes = (w * queues as usize * size_of::<DequeHeader>()).next_multiple_of(16);
+            let progress_bytes = (w * 4).next_multiple_of(16);
+            let zeroed = deque_bytes + progress_bytes + w * size_of::<WarpStats>();
+            p.deques = dev_alloc(zeroed)?;
+            p.progress = p.deques + deque_bytes as u64;
+            p.stats = p.progress + progress_bytes as u64;
+            p.zeroed_words = zeroed.div_ceil(4);
             p.deque_rings = dev_alloc(w * queues as usize * queue_cap as usize * 4)?;
-            p.progress = dev_alloc(w * 4)?;
-            p.stats = dev_alloc(w * size_of::<WarpStats>())?;
             p.scratch = dev_alloc(w * slot_bytes as usize)?;
             if multi {
                 p.inbox_cap = total_slots.next_power_of_two();
@@ -187,7 +199,9 @@ impl Inner {
             }
             if global || wf {
                 let rings = gq_rings(queues, multi) as usize;
-                p.gq_headers = dev_alloc(rings * size_of::<GlobalQueueHeader>())?;
+                // The headers live in the run block, which holds every queue's.
+                debug_assert!(rings <= 2 * crate::config::MAX_QUEUES as usize);
+                p.gq_headers = self.run_block + offset_of!(readback::Headers, queues) as u64;
                 p.gq_rings = dev_alloc(rings * p.gq_cap as usize * 4)?;
                 // Zeroed once (an entry is 0 until a pusher writes it); claimers zero what
                 // they take, the host what a run left (`gq_dirty`).
@@ -279,16 +293,14 @@ pub(super) fn free_pools(p: &Pools) {
         p.slots,
         p.free_rings,
         p.free_pos,
+        // (The progress counters and statistics share the deques' allocation; the spill and
+        // queue headers live in the run block, freed with the runtime.)
         p.deques,
         p.deque_rings,
-        p.progress,
-        p.stats,
         p.scratch,
-        p.gq_headers,
         p.gq_rings,
         p.free_stacks,
         p.lane_frees,
-        p.spill,
         p.spill_ring,
         p.inbox,
         p.imports,

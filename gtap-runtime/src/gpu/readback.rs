@@ -1,17 +1,26 @@
-//! The pinned host memory a run's readback lands in: the control block, the spill and queue
-//! headers, the root's result and the per-warp statistics, all copied on the run's stream
-//! and waited for once. Copies into pageable memory each wait for the stream on their own
-//! (a round trip apiece); into pinned memory they queue behind the kernel and one
-//! synchronization covers them all.
+//! The pinned host memory of a run's fixed-size traffic: its setup is staged here (the
+//! control block, the spill and queue headers, the params and the root's record) and its
+//! readback lands here (the same headers as the kernel left them, the root's result and the
+//! per-warp statistics).
 //!
-//! Invariant: the host reads a region only after the stream synchronization that follows the
-//! copies into it (`Inner::finish`), and the next run's copies are queued only after that.
+//! The device keeps the control block, the spill and queue headers and the root's result in
+//! one region laid out as [`Headers`] (`Inner::run_block`), so that a run's setup writes them
+//! with one copy and its readback reads them with one. Copies from and into pinned memory queue
+//! on the run's stream without waiting (a pageable copy is staged by the driver, a round trip
+//! apiece), and one synchronization covers them all.
+//!
+//! Invariants: the host reads a readback region only after the stream synchronization that
+//! follows the copies into it (`Inner::finish`), and writes a staging region only when no copy
+//! from it is queued (`Inner::setup_pending`: the stream is synchronized first when one may
+//! be).
 
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
 use cudarc::driver::sys;
-use gtap_device::gpu::layout::{Control, GlobalQueueHeader, SpillHeader, WarpStats};
+use gtap_device::gpu::layout::{
+    Control, GlobalQueueHeader, Params, SpillHeader, WarpStats, HEADER_BYTES,
+};
 
 use super::{check, staging, ROOT_RESULT_BYTES};
 use crate::config::MAX_QUEUES;
@@ -29,6 +38,22 @@ pub(super) struct Headers {
     pub(super) root: [u8; ROOT_RESULT_BYTES],
 }
 
+/// The bytes of [`Headers`] a run's setup writes (everything before the root's result).
+pub(super) const SETUP_BYTES: usize = core::mem::offset_of!(Headers, root);
+
+/// A run's staged setup: the headers' image, the params, then the root's record (its header
+/// and arguments; `root_bytes` long).
+#[repr(C)]
+pub(super) struct Staged {
+    pub(super) headers: Headers,
+    pub(super) params: Params,
+}
+
+impl Staged {
+    /// Where the root's record starts (16-byte aligned, like a slot).
+    pub(super) const ROOT: usize = size_of::<Self>().next_multiple_of(16);
+}
+
 /// A pinned region ([`staging::Pinned`]) grown to the largest size asked for.
 #[derive(Default)]
 pub(super) struct Pinned {
@@ -44,13 +69,19 @@ impl Pinned {
             let mem = staging::Pinned::new(bytes).map_err(|e| match e {
                 Error::OutOfMemory { bytes, .. } => Error::OutOfMemory {
                     bytes,
-                    memory: "pinned host (a run's readback)",
+                    memory: "pinned host (a run's setup and readback)",
                 },
                 e => e,
             })?;
             self.mem = Some(mem);
         }
         Ok(self.mem.as_ref().map_or(null_mut(), |m| m.ptr().cast()))
+    }
+
+    /// A staged setup with room for a root record of `root_bytes` (reserved first).
+    pub(super) fn staged(&mut self, root_bytes: usize) -> Result<*mut Staged> {
+        debug_assert!(root_bytes >= HEADER_BYTES as usize);
+        Ok(self.reserve(Staged::ROOT + root_bytes)?.cast())
     }
 
     /// The headers' region (reserved first).

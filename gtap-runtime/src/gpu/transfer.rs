@@ -409,7 +409,7 @@ impl super::GpuBackend {
 /// Binds `ctx` to the calling thread.
 fn bind(ctx: &CudaContext) -> Result<()> {
     ctx.bind_to_thread()
-        .map_err(|e| Error::Driver(format!("binding the CUDA context failed: {e:?}")))
+        .map_err(|e| super::cudarc_error("binding the CUDA context", e))
 }
 
 /// Whether `buf` holds `bytes` bytes: [`Error::LengthMismatch`] naming `what` if not.
