@@ -56,6 +56,12 @@ pub(super) struct Child {
     pub(super) result_dst: *mut u8,
 }
 
+/// Levels of children run as tasks below a record's step (see `WorkerState::expose`). On 16
+/// workers, 8 levels took fib(32) from 8.7-9.2 ms to 4.2-4.8 and UTS 1e5 from 4.7-4.8 to
+/// 1.7-2.1, 4 levels about half way, and 1-2 workers moved within the machine's noise
+/// (`docs/cpu-executor.md`, "Exposing the top of what a thief takes").
+pub(super) const EXPOSE_LEVELS: u32 = 8;
+
 /// What one worker holds while it takes part in a run.
 pub(super) struct WorkerState<'a, 'r> {
     pub(super) run: &'a Run<'r>,
@@ -80,6 +86,12 @@ pub(super) struct WorkerState<'a, 'r> {
     pub(super) stack_base: usize,
     /// Whether this worker is counted in `Run::hungry`.
     pub(super) hungry: bool,
+    /// Levels of children below the running step that still run as tasks (state machines
+    /// whose unstarted children can be promoted), not as clones: [`EXPOSE_LEVELS`] below a
+    /// record's step and below a task a clone exposed for a hungry worker, so that a thief
+    /// finds the pieces near the top of what it took, not the ones a level below where the
+    /// owner happened to be.
+    pub(super) expose: u32,
     /// The run's `Config::queues`, `max_children` and `cpu_inline_children`, at hand for
     /// `spawn_raw`.
     pub(super) queues: u32,
@@ -118,6 +130,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             kind: 0,
             stack_base,
             hungry: false,
+            expose: 0,
             queues: run.queues,
             max_children: run.max_children as usize,
             inline_children: run.inline_children,
@@ -205,6 +218,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         self.frames.release(0);
         self.error = None;
         self.aborting = true;
+        self.expose = 0;
     }
 
     /// Whether a child spawned here may run as a call: the native stack used since the worker
@@ -307,7 +321,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         if self.count_step() {
             return;
         }
-        if self.clone_allowed() {
+        if self.expose == 0 && self.clone_allowed() {
             let mut seq = SeqCx::<P>::new(self);
             // SAFETY: `child.frame` holds the child's arguments (written by `spawn_task`
             // before its parent's join) and `child.result_dst` is null or its result's slot.
@@ -356,6 +370,8 @@ pub(super) struct Cx<'w, 'a, 'r, P> {
     pub(super) result_dst: *mut u8,
     /// The kind that ran before this step on this worker's stack (restored by `leave`).
     pub(super) outer_kind: KindId,
+    /// `WorkerState::expose` before this step (restored by `leave`).
+    pub(super) outer_expose: u32,
     /// `children.len()` when this step began: its inline children are above.
     pub(super) children_base: usize,
     /// `records.len()` when this step began: its record children are above.
@@ -375,6 +391,14 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
         kind: KindId,
     ) -> Self {
         let outer_kind = core::mem::replace(&mut w.kind, kind);
+        // A record's step exposes the next levels; an inline child's, one level fewer than
+        // its parent's.
+        let levels = if record.is_some() {
+            EXPOSE_LEVELS
+        } else {
+            w.expose.saturating_sub(1)
+        };
+        let outer_expose = core::mem::replace(&mut w.expose, levels);
         let (children_base, records_base) = (w.children.len(), w.records.len());
         let frames_mark = w.frames.mark();
         Self {
@@ -384,6 +408,7 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
             state,
             result_dst,
             outer_kind,
+            outer_expose,
             children_base,
             records_base,
             frames_mark,
@@ -401,6 +426,7 @@ impl<'w, 'a, 'r, P: Program> Cx<'w, 'a, 'r, P> {
         }
         w.frames.release(self.frames_mark);
         w.kind = self.outer_kind;
+        w.expose = self.outer_expose;
     }
 
     /// Whether this step spawned children since its last join.

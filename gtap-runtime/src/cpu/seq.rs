@@ -111,6 +111,8 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
             core::ptr::null_mut(),
             kind,
         );
+        // The child and the levels below it run as tasks, for the hungry worker to take.
+        cx.w.expose = super::context::EXPOSE_LEVELS + 1;
         // SAFETY: `slot` is valid for a write of the output until the join below returns, and
         // after a failed run it stays allocated (module docs).
         let frame = unsafe { cx.spawn_raw(T::ID, queue, slot.cast()) };
