@@ -28,12 +28,15 @@
 //! A run, top down: [`GpuBackend::run`] (here) → `Inner::run` (`launch.rs`), which prepares
 //! the kernel (`kernel.rs`), the pools (`pools.rs`), the params and the root slot, launches,
 //! waits (`watch.rs`: the watchdog, stops and faults, the device's errors) and reads back the
-//! result, the statistics and the profile (`profile_region.rs`). Here: the types they share
-//! (`Inner`, the kernel and pool shapes) and the runtime's creation and drop. Several GPUs:
-//! `multi.rs`; pause, resume and the SM limit: `elastic.rs`; data: `transfer.rs`,
-//! `staging.rs`, `pipeline.rs`; the register cap: `regcap.rs`.
+//! result, the statistics and the profile (`profile_region.rs`, `readback.rs`). Here: the
+//! types they share (`Inner`, the kernel's shape) and the runtime's creation and drop; the
+//! pools' shapes are in `pools.rs`, what a driver call's result means in `driver_result.rs`,
+//! the contexts a fault loses in `contexts.rs`. Several GPUs: `multi.rs`; pause, resume and
+//! the SM limit: `elastic.rs`; data: `transfer.rs`, `staging.rs`, `pipeline.rs`; the register
+//! cap: `regcap.rs`.
 
 mod contexts;
+mod driver_result;
 mod elastic;
 mod kernel;
 mod launch;
@@ -78,74 +81,8 @@ use crate::{
     stats::{HostPhases, RunStats},
 };
 
-type CuResult = sys::CUresult;
-const OK: CuResult = CuResult::CUDA_SUCCESS;
-
-/// The error of a failed driver call. A sticky error means a kernel of this process faulted:
-/// whichever call sees it first (a stream query, a copy, a launch, creating a context), it is
-/// [`Error::DeviceFault`] and every device is marked lost (`contexts.rs`), so that later calls
-/// answer [`Error::ContextLost`] instead of the driver's words.
-fn driver(what: &str, r: CuResult) -> Error {
-    if is_sticky(r) {
-        contexts::fault_seen();
-        return Error::DeviceFault {
-            code: r as u32,
-            detail: format!(
-                "{what} failed with {r:?}: a kernel faulted and the CUDA context is lost; drop every Runtime that uses the GPU, and the next Runtime gets a fresh context"
-            ),
-        };
-    }
-    Error::Driver(format!("{what} failed: {r:?}"))
-}
-
-/// [`driver`] for an error of `cudarc`'s safe API.
-fn cudarc_error(what: &str, e: cudarc::driver::DriverError) -> Error {
-    driver(what, e.0)
-}
-
-/// Whether `r` is one of the errors after which the CUDA context answers every call with the
-/// same error (a kernel's illegal address, trap, misaligned access, ... and an uncorrectable
-/// ECC error): the context is unusable until it is reset.
-fn is_sticky(r: CuResult) -> bool {
-    use CuResult as R;
-    matches!(
-        r,
-        R::CUDA_ERROR_ILLEGAL_ADDRESS
-            | R::CUDA_ERROR_LAUNCH_TIMEOUT
-            | R::CUDA_ERROR_ASSERT
-            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
-            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
-            | R::CUDA_ERROR_MISALIGNED_ADDRESS
-            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
-            | R::CUDA_ERROR_INVALID_PC
-            | R::CUDA_ERROR_LAUNCH_FAILED
-            | R::CUDA_ERROR_ECC_UNCORRECTABLE
-    )
-}
-
-fn check(what: &str, r: CuResult) -> Result<()> {
-    if r == OK {
-        Ok(())
-    } else {
-        Err(driver(what, r))
-    }
-}
-
-/// Whether a CUDA driver is present and a device exists; never panics.
-pub(crate) fn available() -> bool {
-    // SAFETY: `is_culib_present` only tries to load the library; the other calls run only when
-    // it is there, so cudarc's loader does not panic.
-    unsafe {
-        if !sys::is_culib_present() {
-            return false;
-        }
-        if sys::cuInit(0) != OK {
-            return false;
-        }
-        let mut n = 0;
-        sys::cuDeviceGetCount(&raw mut n) == OK && n > 0
-    }
-}
+pub(crate) use driver_result::available;
+use driver_result::{check, cudarc_error, driver, is_sticky, CuResult, OK};
 
 /// A kernel of one program, with its launch shape.
 #[derive(Clone, Copy)]
@@ -275,112 +212,7 @@ struct Finished<O> {
     control: Control,
 }
 
-/// Device regions of one pool shape (see `layout.rs`).
-/// The shape of the pools a run needs.
-#[derive(Clone, Copy)]
-struct PoolShape {
-    /// Workers: warps, or blocks for block-level programs (a deque each).
-    workers: u32,
-    /// Pools: one per worker, or (work first) one per warp, block-level workers' warps
-    /// included.
-    pool_warps: u32,
-    /// Task records per pool (work first: the initial fresh range of each).
-    n: u32,
-    queues: u32,
-    /// Entries of each deque (rounded up to a power of two, at least 64).
-    queue_entries: u32,
-    wf: bool,
-    /// A multi-GPU run: the completion inbox and the import table too.
-    multi: bool,
-    /// A multi-GPU run's record size ([`Part::record_bytes`]); 0: the program's own, or
-    /// (work first on one GPU) the pools' when at most twice that.
-    record_bytes: u32,
-}
-
-impl PoolShape {
-    /// The shared-deque and global-queue pools: `n` records per worker.
-    fn per_worker(workers: u32, n: u32, queues: u32, queue_entries: u32) -> Self {
-        Self {
-            workers,
-            pool_warps: workers,
-            n,
-            queues,
-            queue_entries,
-            wf: false,
-            multi: false,
-            record_bytes: 0,
-        }
-    }
-}
-
-struct Pools {
-    warps: u32,
-    /// Pools (see [`PoolShape::pool_warps`]).
-    pool_warps: u32,
-    slot_bytes: u32,
-    queues: u32,
-    n: u32,
-    /// Global-queue kernel: the queues' headers (in the run block) and rings (0 when not
-    /// allocated) and the rings' capacity.
-    gq_headers: u64,
-    gq_rings: u64,
-    gq_cap: u32,
-    /// One scratch slot per worker (block-level workers; see `layout::Params::scratch`).
-    scratch: u64,
-    ring_cap: u32,
-    queue_cap: u32,
-    slots: u64,
-    free_rings: u64,
-    free_pos: u64,
-    /// The deque headers, then the progress counters, then the per-warp statistics: one
-    /// allocation of `zeroed_words` words, zeroed by one memset before every run.
-    deques: u64,
-    deque_rings: u64,
-    progress: u64,
-    stats: u64,
-    zeroed_words: usize,
-    /// Work-first pools (0 when not allocated): private free stacks, the spill header (in
-    /// the run block) and ring, and the sizes.
-    wf: bool,
-    free_stacks: u64,
-    lane_frees: u64,
-    spill: u64,
-    spill_ring: u64,
-    spill_cap: u32,
-    total_slots: u32,
-    /// The spill ring may hold entries of the last run (zeroed before the next). Set at
-    /// every launch and cleared only when the run ended with the ring empty, so a run that
-    /// stopped early (a hang, a fault, an error) leaves it to be zeroed.
-    spill_dirty: bool,
-    /// The same for the global (ablation) or overflow (work first) queues' rings.
-    gq_dirty: bool,
-    /// Multi-GPU runs (0 otherwise): the completion inbox (a [`GlobalQueueHeader`], then
-    /// `inbox_cap` `u32`), its capacity (every slot), and whether a run left entries in it.
-    inbox: u64,
-    inbox_cap: u32,
-    inbox_dirty: bool,
-    /// Multi-GPU runs: the import table (`import_entries` `u64`, zeroed every run).
-    imports: u64,
-    import_entries: u32,
-    /// Work first, thread-level: the park records (`layout::PARK_WORDS` per warp), and
-    /// whether a run may have left flags set in them (zeroed before the next).
-    parks: u64,
-    parks_dirty: bool,
-}
-
-/// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
-const WF_INITIAL_SLOTS: u32 = 256;
-/// Work first, block-level workers: the default entries of each block's deques (the shared
-/// deque's largest pool). A block's private part grows along its depth-first walk (a BFS of a
-/// 2048 x 2048 grid on blocks of 128 threads outgrows even 65536: `QueueOverflow`); block-level
-/// programs do not spill to the overflow queues (`layout::Params::overflow_spills`).
-const WF_BLOCK_QUEUE_ENTRIES: u32 = 16384;
-/// Work-first pools: the capacity of a warp's private free stack.
-const WF_STACK_CAP: u32 = 4096;
-// The lanes' surplus of one batch fits in half a stack (`pool.rs`, `drain_lane_frees`).
-const _: () = assert!(32 * MAX_INLINE_STEPS <= WF_STACK_CAP / 2);
-/// Work-first pools: the default share of free device memory, and its cap.
-const WF_DEFAULT_POOL_CAP: usize = 8 << 30;
+use pools::{PoolShape, Pools, WF_BLOCK_QUEUE_ENTRIES, WF_INITIAL_SLOTS, WF_STACK_CAP};
 
 /// The state of a runtime on one GPU (boxed in [`GpuBackend`]).
 struct Inner {
@@ -732,34 +564,4 @@ unsafe fn htod<T: Copy>(dst: u64, v: &T, s: sys::CUstream) -> Result<()> {
     check("cuMemcpyHtoDAsync", unsafe {
         sys::cuMemcpyHtoDAsync_v2(dst, (v as *const T).cast(), size_of::<T>(), s)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_kernels_faults_lose_the_context() {
-        for r in [
-            CuResult::CUDA_ERROR_ILLEGAL_ADDRESS,
-            CuResult::CUDA_ERROR_LAUNCH_FAILED,
-            CuResult::CUDA_ERROR_MISALIGNED_ADDRESS,
-            CuResult::CUDA_ERROR_ASSERT,
-        ] {
-            assert!(is_sticky(r), "{r:?}");
-        }
-        for r in [
-            CuResult::CUDA_ERROR_OUT_OF_MEMORY,
-            CuResult::CUDA_ERROR_NOT_FOUND,
-            CuResult::CUDA_ERROR_INVALID_VALUE,
-            CuResult::CUDA_ERROR_NOT_READY,
-        ] {
-            assert!(!is_sticky(r), "{r:?}");
-            // Not sticky: the registry is not touched, and the error keeps the driver's words.
-            assert!(
-                matches!(driver("cuX", r), Error::Driver(m) if m.contains("cuX failed")),
-                "{r:?}"
-            );
-        }
-    }
 }

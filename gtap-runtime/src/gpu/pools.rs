@@ -12,6 +12,113 @@ use core::mem::offset_of;
 
 use super::*;
 
+/// The shape of the pools a run needs.
+#[derive(Clone, Copy)]
+pub(super) struct PoolShape {
+    /// Workers: warps, or blocks for block-level programs (a deque each).
+    pub(super) workers: u32,
+    /// Pools: one per worker, or (work first) one per warp, block-level workers' warps
+    /// included.
+    pub(super) pool_warps: u32,
+    /// Task records per pool (work first: the initial fresh range of each).
+    pub(super) n: u32,
+    pub(super) queues: u32,
+    /// Entries of each deque (rounded up to a power of two, at least 64).
+    pub(super) queue_entries: u32,
+    pub(super) wf: bool,
+    /// A multi-GPU run: the completion inbox and the import table too.
+    pub(super) multi: bool,
+    /// A multi-GPU run's record size ([`Part::record_bytes`]); 0: the program's own, or
+    /// (work first on one GPU) the pools' when at most twice that.
+    pub(super) record_bytes: u32,
+}
+
+impl PoolShape {
+    /// The shared-deque and global-queue pools: `n` records per worker.
+    pub(super) fn per_worker(workers: u32, n: u32, queues: u32, queue_entries: u32) -> Self {
+        Self {
+            workers,
+            pool_warps: workers,
+            n,
+            queues,
+            queue_entries,
+            wf: false,
+            multi: false,
+            record_bytes: 0,
+        }
+    }
+}
+
+/// Device regions of one pool shape (see `layout.rs`).
+pub(super) struct Pools {
+    pub(super) warps: u32,
+    /// Pools (see [`PoolShape::pool_warps`]).
+    pub(super) pool_warps: u32,
+    pub(super) slot_bytes: u32,
+    pub(super) queues: u32,
+    pub(super) n: u32,
+    /// Global-queue kernel: the queues' headers (in the run block) and rings (0 when not
+    /// allocated) and the rings' capacity.
+    pub(super) gq_headers: u64,
+    pub(super) gq_rings: u64,
+    pub(super) gq_cap: u32,
+    /// One scratch slot per worker (block-level workers; see `layout::Params::scratch`).
+    pub(super) scratch: u64,
+    pub(super) ring_cap: u32,
+    pub(super) queue_cap: u32,
+    pub(super) slots: u64,
+    pub(super) free_rings: u64,
+    pub(super) free_pos: u64,
+    /// The deque headers, then the progress counters, then the per-warp statistics: one
+    /// allocation of `zeroed_words` words, zeroed by one memset before every run.
+    pub(super) deques: u64,
+    pub(super) deque_rings: u64,
+    pub(super) progress: u64,
+    pub(super) stats: u64,
+    pub(super) zeroed_words: usize,
+    /// Work-first pools (0 when not allocated): private free stacks, the spill header (in
+    /// the run block) and ring, and the sizes.
+    pub(super) wf: bool,
+    pub(super) free_stacks: u64,
+    pub(super) lane_frees: u64,
+    pub(super) spill: u64,
+    pub(super) spill_ring: u64,
+    pub(super) spill_cap: u32,
+    pub(super) total_slots: u32,
+    /// The spill ring may hold entries of the last run (zeroed before the next). Set at
+    /// every launch and cleared only when the run ended with the ring empty, so a run that
+    /// stopped early (a hang, a fault, an error) leaves it to be zeroed.
+    pub(super) spill_dirty: bool,
+    /// The same for the global (ablation) or overflow (work first) queues' rings.
+    pub(super) gq_dirty: bool,
+    /// Multi-GPU runs (0 otherwise): the completion inbox (a [`GlobalQueueHeader`], then
+    /// `inbox_cap` `u32`), its capacity (every slot), and whether a run left entries in it.
+    pub(super) inbox: u64,
+    pub(super) inbox_cap: u32,
+    pub(super) inbox_dirty: bool,
+    /// Multi-GPU runs: the import table (`import_entries` `u64`, zeroed every run).
+    pub(super) imports: u64,
+    pub(super) import_entries: u32,
+    /// Work first, thread-level: the park records (`layout::PARK_WORDS` per warp), and
+    /// whether a run may have left flags set in them (zeroed before the next).
+    pub(super) parks: u64,
+    pub(super) parks_dirty: bool,
+}
+
+/// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
+pub(super) const WF_INITIAL_SLOTS: u32 = 256;
+/// Work first, block-level workers: the default entries of each block's deques (the shared
+/// deque's largest pool). A block's private part grows along its depth-first walk (a BFS of a
+/// 2048 x 2048 grid on blocks of 128 threads outgrows even 65536: `QueueOverflow`); block-level
+/// programs do not spill to the overflow queues (`layout::Params::overflow_spills`).
+pub(super) const WF_BLOCK_QUEUE_ENTRIES: u32 = 16384;
+/// Work-first pools: the capacity of a warp's private free stack.
+pub(super) const WF_STACK_CAP: u32 = 4096;
+// The lanes' surplus of one batch fits in half a stack (`pool.rs`, `drain_lane_frees`).
+const _: () = assert!(32 * MAX_INLINE_STEPS <= WF_STACK_CAP / 2);
+/// Work-first pools: the default share of free device memory, and its cap.
+pub(super) const WF_DEFAULT_POOL_CAP: usize = 8 << 30;
+
 impl Inner {
     /// The pools for `warps` warps and frames of `stride` bytes, reusing the last ones when
     /// the shape is the same.
