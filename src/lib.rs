@@ -18,8 +18,8 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use gtap_device::{
-    atomic, block, clock, data::Slice, kernel, math, program, task, Context, KindId, Program, Step,
-    TaskFn,
+    atomic, block, clock, data::Slice, data::Table, kernel, math, program, task, Context, KindId,
+    Program, Step, TaskFn,
 };
 pub use gtap_macros::{function, tasks};
 

@@ -6,7 +6,7 @@ use crate::apps::{
     chain::Chain,
     cilksort::CilkSort,
     constructs::Constructs,
-    faults::{Fan, FibFailing, SliceSum, Spin, WildWrite},
+    faults::{Fan, FibFailing, SliceSum, Spin, TableSum, WildWrite},
     fib::{Fib, FibCutoff},
     mergesort::{MergeSort, MergeSortMixed},
     nqueens::NQueens,
@@ -34,6 +34,7 @@ gtap::kernel!(Constructs);
 gtap::kernel!(Chain);
 gtap::kernel!(Uts);
 gtap::kernel!(SliceSum);
+gtap::kernel!(TableSum);
 gtap::kernel!(FibFailing);
 gtap::kernel!(Fan);
 gtap::kernel!(Spin);

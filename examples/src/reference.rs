@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::apps::seq;
-use gtap::Slice;
+use gtap::{Slice, Table};
 
 /// Sequential fib.
 #[must_use]
@@ -262,7 +262,7 @@ pub fn tree_seq(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     let mut children = 0.0;
     if depth < max_depth {
@@ -295,7 +295,7 @@ pub fn tree_rayon(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     let mut children = 0.0;
     if depth < max_depth {
@@ -336,7 +336,7 @@ pub fn pruned_tree_seq(
     seed: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> (f64, u64) {
     use crate::apps::pruned_tree::child_kept;
     let mut sums = [0.0; 3];
@@ -374,7 +374,7 @@ pub fn pruned_tree_rayon(
     seed: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> (f64, u64) {
     use crate::apps::pruned_tree::child_kept;
     let child = |c: u64| {
@@ -410,7 +410,7 @@ pub fn tree_block_node(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
     block: u32,
 ) -> f64 {
     assert!(
@@ -434,7 +434,7 @@ pub fn tree_block_seq(
     max_depth: u32,
     node: u64,
     work: TreeWork,
-    data: Slice<f64>,
+    data: Table<f64>,
     block: u32,
 ) -> f64 {
     let mut children = 0.0;
@@ -453,7 +453,7 @@ pub fn tree_block_rayon(
     max_depth: u32,
     node: u64,
     work: TreeWork,
-    data: Slice<f64>,
+    data: Table<f64>,
     block: u32,
 ) -> f64 {
     let mut children = 0.0;
@@ -485,7 +485,7 @@ pub fn pruned_tree_block_seq(
     node: u64,
     seed: u64,
     work: TreeWork,
-    data: Slice<f64>,
+    data: Table<f64>,
     block: u32,
 ) -> (f64, u64) {
     use crate::apps::pruned_tree::child_kept;
@@ -514,7 +514,7 @@ pub fn pruned_tree_block_rayon(
     node: u64,
     seed: u64,
     work: TreeWork,
-    data: Slice<f64>,
+    data: Table<f64>,
     block: u32,
 ) -> (f64, u64) {
     use crate::apps::pruned_tree::child_kept;

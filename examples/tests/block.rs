@@ -28,9 +28,9 @@ fn cpu() -> Runtime {
 }
 
 /// A host handle to `v` (valid while `v` is).
-fn host(v: &mut [f64]) -> gtap::Slice<f64> {
-    // SAFETY: every caller keeps `v` alive and unmoved while the handle is used.
-    unsafe { gtap::Slice::from_raw_parts(v.as_mut_ptr(), v.len()) }
+fn table(v: &[f64]) -> gtap::Table<f64> {
+    // SAFETY: the callers keep `v` alive, unwritten, while the table is in use.
+    unsafe { gtap::Table::from_raw_parts(v.as_ptr(), v.len()) }
 }
 
 fn host_u32(v: &mut [u32]) -> gtap::Slice<u32> {
@@ -46,10 +46,10 @@ fn bits(v: &[f64]) -> Vec<u64> {
 fn bfs_tasks(rt: &mut Runtime, g: &Csr, source: u32, threshold: Option<u32>) -> Vec<u32> {
     let mut init = vec![refs::UNREACHED; g.n_rows as usize];
     init[source as usize] = 0;
-    let offsets = rt.upload(&g.offsets).unwrap();
-    let targets = rt.upload(&g.targets).unwrap();
+    let offsets = rt.replicate(&g.offsets).unwrap();
+    let targets = rt.replicate(&g.targets).unwrap();
     let depths = rt.upload(&init).unwrap();
-    let (o, t, d) = (offsets.slice(), targets.slice(), depths.slice());
+    let (o, t, d) = (offsets.table(), targets.table(), depths.slice());
     match threshold {
         None => rt.run::<BfsBlock, _>(bfs_block, (source, 0, o, t, d)),
         Some(th) => rt.run::<BfsMixed, _>(bfs_mixed, (source, 0, th, o, t, d)),
@@ -84,11 +84,11 @@ proptest! {
     #[test]
     fn binary_tree_block_matches_reference(depth in 0u32..10, mem_ops in 0u32..40, compute_iters in 0u32..40, seed in any::<u64>()) {
         let mut rt = cpu();
-        let mut values = reference::random_f64(1000, seed);
-        let data = rt.upload(&values).unwrap();
-        let got = rt.run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, mem_ops, compute_iters, data.slice())).unwrap();
+        let values = reference::random_f64(1000, seed);
+        let data = rt.replicate(&values).unwrap();
+        let got = rt.run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, mem_ops, compute_iters, data.table())).unwrap();
         let work = TreeWork { mem_ops, compute_iters };
-        let h = host(&mut values);
+        let h = table(&values);
         let expected = reference::tree_block_seq(0, depth, 0, work, h, 1);
         prop_assert_eq!(got.to_bits(), expected.to_bits());
         prop_assert_eq!(reference::tree_block_rayon(0, depth, 0, work, h, 1).to_bits(), expected.to_bits());
@@ -103,12 +103,12 @@ proptest! {
     #[test]
     fn pruned_tree_block_matches_reference(depth in 1u32..10, mem_ops in 0u32..40, compute_iters in 0u32..40, seed in any::<u64>()) {
         let mut rt = cpu();
-        let mut values = reference::random_f64(1000, seed);
-        let data = rt.upload(&values).unwrap();
-        let got = rt.run::<PrunedTreeBlock, _>(pruned_tree_block, (0, depth, 0, seed, mem_ops, compute_iters, data.slice())).unwrap();
+        let values = reference::random_f64(1000, seed);
+        let data = rt.replicate(&values).unwrap();
+        let got = rt.run::<PrunedTreeBlock, _>(pruned_tree_block, (0, depth, 0, seed, mem_ops, compute_iters, data.table())).unwrap();
         let tasks = rt.last_stats().unwrap().tasks;
         let work = TreeWork { mem_ops, compute_iters };
-        let h = host(&mut values);
+        let h = table(&values);
         let (expected, nodes) = reference::pruned_tree_block_seq(0, depth, 0, seed, work, h, 1);
         prop_assert_eq!(got.to_bits(), expected.to_bits());
         prop_assert_eq!(tasks, nodes, "one task per existing node");
@@ -187,23 +187,23 @@ proptest! {
 #[test]
 fn block_references_of_one_thread_equal_the_cpu_executor() {
     let mut rt = cpu();
-    let mut values = reference::random_f64(4096, 5);
-    let data = rt.upload(&values).unwrap();
+    let values = reference::random_f64(4096, 5);
+    let data = rt.replicate(&values).unwrap();
     let (m, c) = (37, 19);
     let work = TreeWork {
         mem_ops: m,
         compute_iters: c,
     };
-    let h = host(&mut values);
+    let h = table(&values);
     let got = rt
-        .run::<BinaryTreeBlock, _>(tree_block, (0, 12, 0, m, c, data.slice()))
+        .run::<BinaryTreeBlock, _>(tree_block, (0, 12, 0, m, c, data.table()))
         .unwrap();
     assert_eq!(
         got.to_bits(),
         reference::tree_block_seq(0, 12, 0, work, h, 1).to_bits()
     );
     let got = rt
-        .run::<PrunedTreeBlock, _>(pruned_tree_block, (0, 12, 0, 3, m, c, data.slice()))
+        .run::<PrunedTreeBlock, _>(pruned_tree_block, (0, 12, 0, 3, m, c, data.table()))
         .unwrap();
     assert_eq!(
         got.to_bits(),
@@ -233,8 +233,8 @@ fn block_references_depend_on_the_block_size() {
     );
     assert_eq!(seq_y, bits(&refs::spmv_block_seq(&a, &x, 1)));
 
-    let mut values = reference::random_f64(4096, 6);
-    let h = host(&mut values);
+    let values = reference::random_f64(4096, 6);
+    let h = table(&values);
     // Some node's value on 32 threads differs from its partials summed left to right.
     assert!(
         (0..64).any(|n| {
@@ -258,8 +258,8 @@ fn block_references_depend_on_the_block_size() {
 fn block_partials_cover_the_node_work() {
     // Over a block, the threads' loads are exactly k = 0..mem_ops, and the chain steps add up
     // to compute_iters.
-    let mut values: Vec<f64> = (0..1000).map(f64::from).collect();
-    let h = host(&mut values);
+    let values: Vec<f64> = (0..1000).map(f64::from).collect();
+    let h = table(&values);
     for b in [1u32, 32, 64, 128] {
         let loads: f64 = (0..b)
             .map(|t| seq::tree_block_partial(5, 100, 0, h, t, b))

@@ -77,11 +77,11 @@ proptest! {
     #[test]
     fn binary_tree_matches_sequential(depth in 0u32..10, mem_ops in 0u32..16, compute_iters in 0u32..16, seed in any::<u64>()) {
         let mut rt = cpu();
-        let mut values = reference::random_f64(1000, seed);
-        let data = rt.upload(&values).unwrap();
-        let got = rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.slice())).unwrap();
+        let values = reference::random_f64(1000, seed);
+        let data = rt.replicate(&values).unwrap();
+        let got = rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, data.table())).unwrap();
         // SAFETY: `values` outlives this call.
-        let host = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let expected = reference::tree_seq(0, depth, 0, mem_ops, compute_iters, host);
         prop_assert_eq!(got.to_bits(), expected.to_bits());
         // `--reference rayon` checks against this one: the same bits, not only close.
@@ -146,12 +146,12 @@ proptest! {
     fn pruned_tree_matches_sequential(depth in 1u32..11, mem_ops in 0u32..8, compute_iters in 0u32..8, seed in any::<u64>()) {
         use gtap_examples::apps::pruned_tree::{pruned_tree, PrunedTree};
         let mut rt = cpu();
-        let mut values = reference::random_f64(1000, seed);
-        let data = rt.upload(&values).unwrap();
-        let got = rt.run::<PrunedTree, _>(pruned_tree, (0, depth, 0, seed, mem_ops, compute_iters, data.slice())).unwrap();
+        let values = reference::random_f64(1000, seed);
+        let data = rt.replicate(&values).unwrap();
+        let got = rt.run::<PrunedTree, _>(pruned_tree, (0, depth, 0, seed, mem_ops, compute_iters, data.table())).unwrap();
         let tasks = rt.last_stats().unwrap().tasks;
         // SAFETY: `values` outlives these calls.
-        let host = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let (expected, nodes) = reference::pruned_tree_seq(0, depth, 0, seed, mem_ops, compute_iters, host);
         prop_assert_eq!(got.to_bits(), expected.to_bits());
         prop_assert_eq!(tasks, nodes, "one task per existing node");
@@ -264,4 +264,69 @@ proptest! {
         gtap_examples::apps::seq::merge(xs, ys, out);
         prop_assert_eq!(&buf[offset..], &expected[..]);
     }
+}
+
+/// A handle to `v` for the sequential reference.
+fn table_of(v: &[f64]) -> gtap::Table<f64> {
+    // SAFETY: the callers keep `v` alive and unwritten while the handle is used.
+    unsafe { gtap::Table::from_raw_parts(v.as_ptr(), v.len()) }
+}
+
+#[test]
+fn replicated_tables_are_read_by_tasks_and_refilled_in_place() {
+    let mut rt = cpu();
+    let (depth, mem_ops, compute_iters) = (9, 24, 3);
+    let sum = |rt: &mut Runtime, t: &gtap::Replicated<f64>| {
+        rt.run::<BinaryTree, _>(tree, (0, depth, 0, mem_ops, compute_iters, t.table()))
+            .unwrap()
+            .to_bits()
+    };
+    let expected =
+        |v: &[f64]| reference::tree_seq(0, depth, 0, mem_ops, compute_iters, table_of(v)).to_bits();
+    let a = reference::random_f64(1000, 1);
+    let b = reference::random_f64(5000, 2);
+    let mut t = rt.replicate(&a).unwrap();
+    assert_eq!((t.len(), t.copies(), t.memory()), (1000, 1, "host"));
+    assert_eq!(sum(&mut rt, &t), expected(&a));
+    // Smaller data reuses the allocation; larger data moves it. The tasks read the new
+    // elements either way (the checksum depends on every one the tree loads).
+    let first = t.table();
+    rt.replicate_into(&mut t, &b[..700]).unwrap();
+    assert_eq!(t.len(), 700);
+    assert_eq!(t.table().len(), 700);
+    assert_eq!(sum(&mut rt, &t), expected(&b[..700]));
+    assert_ne!(
+        expected(&b[..700]),
+        expected(&a),
+        "the two tables give different sums"
+    );
+    let _ = first;
+    rt.replicate_into(&mut t, &b).unwrap();
+    assert_eq!(t.len(), 5000);
+    assert_eq!(sum(&mut rt, &t), expected(&b));
+    let empty = rt.replicate::<f64>(&[]).unwrap();
+    assert!(empty.is_empty() && empty.table().is_empty());
+}
+
+#[test]
+fn a_table_read_out_of_bounds_is_a_task_panic() {
+    use gtap_examples::apps::faults::{table_sum, TableSum};
+    let mut rt = cpu();
+    let t = rt.replicate(&[1u64, 2, 3]).unwrap();
+    assert_eq!(
+        rt.run::<TableSum, _>(table_sum, (t.table(), 0, 3)).unwrap(),
+        6
+    );
+    let err = rt
+        .run::<TableSum, _>(table_sum, (t.table(), 1, 4))
+        .unwrap_err();
+    assert!(
+        matches!(&err, gtap::Error::TaskPanicked { task, message, .. } if task.contains("table_sum") && message.contains("Table::get index out of bounds")),
+        "{err}"
+    );
+    assert_eq!(
+        rt.run::<TableSum, _>(table_sum, (t.table(), 1, 3)).unwrap(),
+        5,
+        "the runtime is usable after the panic"
+    );
 }

@@ -33,12 +33,12 @@ fn data(name: &str) -> Csr {
 fn bfs_tasks(rt: &mut Runtime, g: &Csr, source: u32) -> Vec<u32> {
     let mut init = vec![refs::UNREACHED; g.n_rows as usize];
     init[source as usize] = 0;
-    let offsets = rt.upload(&g.offsets).unwrap();
-    let targets = rt.upload(&g.targets).unwrap();
+    let offsets = rt.replicate(&g.offsets).unwrap();
+    let targets = rt.replicate(&g.targets).unwrap();
     let depths = rt.upload(&init).unwrap();
     rt.run::<Bfs, _>(
         bfs_visit,
-        (source, 0, offsets.slice(), targets.slice(), depths.slice()),
+        (source, 0, offsets.table(), targets.table(), depths.slice()),
     )
     .unwrap();
     rt.download(&depths).unwrap()

@@ -5,6 +5,13 @@
 //! (`Runtime::upload`, `Runtime::download`, `Runtime::alloc`) creates the buffers these handles
 //! point into and frees them when the buffer is dropped; a handle must not outlive its buffer.
 //!
+//! A [`Table<T>`] is the read-only kind, made by `Runtime::replicate`: every GPU of the
+//! runtime holds a copy of its elements at the same offset of its part of one address range,
+//! and a task reads its own GPU's copy (the handle's address plus the GPU's
+//! `Params::replica_offset`), so lookups from tasks that moved to another GPU never cross
+//! NVLink. Nothing writes a table while a run can read it (`Runtime::replicate` takes the data
+//! once; the handle has no setter).
+//!
 //! # Data races
 //!
 //! Handles are `Copy` and shared by many tasks at once, like raw pointers in GTaP. The rule that
@@ -210,5 +217,143 @@ impl<T: Copy> Slice<T> {
             // SAFETY: both indices were checked above.
             unsafe { self.set_unchecked(dst_start + k, src.get_unchecked(src_start + k)) };
         }
+    }
+}
+
+/// A read-only, `Copy` view of `len` elements of `T` of which every GPU of the runtime holds a
+/// copy (`Runtime::replicate`): [`Table::get`] reads the copy of the GPU the task runs on. On
+/// one GPU and on the CPU executor it reads the one copy there is.
+#[repr(C)]
+pub struct Table<T> {
+    /// The first GPU's copy (host memory on the CPU executor).
+    ptr: *const T,
+    len: usize,
+    _marker: PhantomData<T>,
+}
+
+impl<T> Clone for Table<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Table<T> {}
+
+// SAFETY: a Table is a read-only handle to memory that nothing writes while tasks can read it.
+unsafe impl<T: Sync> Send for Table<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for Table<T> {}
+
+impl<T> core::fmt::Debug for Table<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Table")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<T> Table<T> {
+    /// An empty table.
+    #[must_use]
+    pub const fn empty() -> Self {
+        Self {
+            ptr: core::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A table of `len` elements at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is valid for reads of `len` elements, aligned for `T`, and not written, for as
+    /// long as any task may use the handle; on a GPU run, every GPU of the run holds the same
+    /// elements at `ptr` plus its `Params::replica_offset` (what `Runtime::replicate` makes).
+    #[must_use]
+    pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    #[must_use]
+    pub const fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether the table has no elements.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// Elements `start..end`.
+    ///
+    /// # Panics
+    ///
+    /// If `start > end` or `end > len`.
+    #[must_use]
+    #[inline]
+    #[track_caller]
+    pub fn slice(self, start: usize, end: usize) -> Self {
+        assert!(
+            start <= end && end <= self.len,
+            "Table::slice out of bounds"
+        );
+        Self {
+            // Offsets within the first copy; `here` moves them to the running GPU's.
+            ptr: self.ptr.wrapping_add(start),
+            len: end - start,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The address of element 0 in the copy of the GPU this code runs on.
+    #[inline(always)]
+    fn here(self) -> *const T {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            self.ptr
+                .cast::<u8>()
+                .wrapping_add(crate::gpu::replica_offset() as usize)
+                .cast::<T>()
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.ptr
+        }
+    }
+}
+
+impl<T: Copy> Table<T> {
+    /// Element `i`, from this GPU's copy.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= len`.
+    #[must_use]
+    #[inline]
+    #[track_caller]
+    pub fn get(self, i: usize) -> T {
+        assert!(i < self.len, "Table::get index out of bounds");
+        // SAFETY: i < len, and this GPU's copy holds the table's elements (from_raw_parts'
+        // contract).
+        unsafe { self.here().add(i).read() }
+    }
+
+    /// Element `i` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `i < len`.
+    #[must_use]
+    #[inline]
+    pub unsafe fn get_unchecked(self, i: usize) -> T {
+        // SAFETY: the caller guarantees i < len; this GPU's copy holds the elements.
+        unsafe { self.here().add(i).read() }
     }
 }

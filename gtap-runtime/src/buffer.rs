@@ -61,7 +61,7 @@ unsafe impl Sync for HostMem {}
 
 impl HostMem {
     /// `bytes` zeroed bytes aligned to `align.max(64)`.
-    fn zeroed(bytes: usize, align: usize) -> Result<Self> {
+    pub(crate) fn zeroed(bytes: usize, align: usize) -> Result<Self> {
         let layout =
             Layout::from_size_align(bytes, align.max(64)).map_err(|_| Error::OutOfMemory {
                 bytes,
@@ -81,8 +81,13 @@ impl HostMem {
         Ok(Self { ptr, layout })
     }
 
+    /// The first byte.
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
     /// Bytes allocated.
-    fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.layout.size()
     }
 }

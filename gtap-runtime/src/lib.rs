@@ -65,6 +65,7 @@ mod gpu;
 mod pause;
 mod probe;
 pub mod profile;
+mod replicated;
 mod stats;
 mod stop;
 mod transfer;
@@ -73,6 +74,7 @@ pub use buffer::{Buffer, Zeroable};
 pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use pause::{Outcome, PauseToken, Paused, SmLimit};
+pub use replicated::Replicated;
 pub use stats::{HostPhases, RunStats};
 pub use stop::{CancelReason, CancelToken, RunOptions};
 pub use transfer::{Transfer, TransferPath};
@@ -361,6 +363,55 @@ impl Runtime {
             Engine::Cpu(_) => Buffer::host_from(data),
             Engine::Gpu(gpu) => Ok(Buffer::device(gpu.upload(data)?, data.len())),
         }
+    }
+
+    /// A read-only table holding `data` on every GPU of this runtime (one copy on one GPU,
+    /// host memory on the CPU executor): tasks read it through [`Replicated::table`], each
+    /// from its own GPU's copy, so lookups never cross NVLink. For data that tasks only read;
+    /// data they write belongs in a [`Buffer`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] (on any GPU of the runtime), [`Error::ContextLost`], or a driver
+    /// error on the GPU.
+    pub fn replicate<T: Copy + 'static>(&self, data: &[T]) -> Result<Replicated<T>> {
+        match &self.engine {
+            Engine::Cpu(_) => Replicated::host_from(data),
+            Engine::Gpu(gpu) => Ok(Replicated::gpus(gpu.replicate(data)?, data.len())),
+        }
+    }
+
+    /// Refills `table` with `data` on every copy, which then holds `data.len()` elements; the
+    /// allocation is reused when it can hold them, and replaced otherwise (handles taken
+    /// before a call that grows it are invalid after), as [`Runtime::upload_into`] does.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignBuffer`] for a table of another backend; [`Error::OutOfMemory`] when
+    /// growing fails; [`Error::ContextLost`] or a driver error on the GPU. On an error the
+    /// table is left empty (`len() == 0`).
+    pub fn replicate_into<T: Copy + 'static>(
+        &self,
+        table: &mut Replicated<T>,
+        data: &[T],
+    ) -> Result<()> {
+        let memory = table.memory();
+        let r = match (&self.engine, table.copies_mut()) {
+            (Engine::Cpu(_), replicated::Copies::Host(_)) => table.write_host(data).map(|_| ()),
+            (Engine::Gpu(gpu), replicated::Copies::Gpus(replica)) => {
+                gpu.replicate_into(replica, data)
+            }
+            _ => {
+                return Err(Error::ForeignBuffer {
+                    buffer: memory,
+                    runtime: self.backend_name(),
+                })
+            }
+        };
+        // SAFETY: on success every copy holds the `data.len()` elements just copied; on an
+        // error possibly a torn mix, so the table is marked empty.
+        unsafe { table.set_len(if r.is_ok() { data.len() } else { 0 }) };
+        r
     }
 
     /// A buffer of `len` zeroed elements, in this runtime's memory.

@@ -16,7 +16,7 @@
 //!
 //! Sources: GTaP's BFS example and evaluation (`reference/gtap-runtime.md` §11).
 
-use gtap::Slice;
+use gtap::{Slice, Table};
 
 /// Edges one task relaxes at most; longer adjacency lists are split into chunk tasks.
 pub const CHUNK: u32 = 32;
@@ -26,7 +26,7 @@ pub const CHUNK: u32 = 32;
 /// The caller sets `depths[v] = depth` first (the root: `depths[source] = 0`, every other
 /// entry `u32::MAX`).
 #[gtap::function]
-pub fn bfs_visit(v: u32, depth: u32, offsets: Slice<u32>, targets: Slice<u32>, depths: Slice<u32>) {
+pub fn bfs_visit(v: u32, depth: u32, offsets: Table<u32>, targets: Table<u32>, depths: Slice<u32>) {
     if depths.atomic_load(v as usize) < depth {
         return;
     }
@@ -57,8 +57,8 @@ pub fn bfs_chunk(
     depth: u32,
     begin: u32,
     end: u32,
-    offsets: Slice<u32>,
-    targets: Slice<u32>,
+    offsets: Table<u32>,
+    targets: Table<u32>,
     depths: Slice<u32>,
 ) {
     if depths.atomic_load(v as usize) < depth {
@@ -96,7 +96,7 @@ gtap::program!(
 /// loads); no barrier follows it, and a thread that goes on relaxes with a depth that was
 /// reached, so the final depths are exact either way.
 #[gtap::function(block)]
-pub fn bfs_block(v: u32, depth: u32, offsets: Slice<u32>, targets: Slice<u32>, depths: Slice<u32>) {
+pub fn bfs_block(v: u32, depth: u32, offsets: Table<u32>, targets: Table<u32>, depths: Slice<u32>) {
     if depths.atomic_load(v as usize) < depth {
         return;
     }
@@ -134,8 +134,8 @@ pub fn bfs_block_chunk(
     depth: u32,
     begin: u32,
     end: u32,
-    offsets: Slice<u32>,
-    targets: Slice<u32>,
+    offsets: Table<u32>,
+    targets: Table<u32>,
     depths: Slice<u32>,
 ) {
     if depths.atomic_load(v as usize) < depth {
@@ -178,8 +178,8 @@ pub fn bfs_mixed(
     v: u32,
     depth: u32,
     threshold: u32,
-    offsets: Slice<u32>,
-    targets: Slice<u32>,
+    offsets: Table<u32>,
+    targets: Table<u32>,
     depths: Slice<u32>,
 ) {
     if depths.atomic_load(v as usize) < depth {
@@ -215,8 +215,8 @@ pub fn bfs_mixed_block(
     begin: u32,
     end: u32,
     threshold: u32,
-    offsets: Slice<u32>,
-    targets: Slice<u32>,
+    offsets: Table<u32>,
+    targets: Table<u32>,
     depths: Slice<u32>,
 ) {
     if depths.atomic_load(v as usize) < depth {

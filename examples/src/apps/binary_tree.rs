@@ -2,7 +2,7 @@
 //! does `mem_ops` random loads and `compute_iters` multiply-adds (GTaP's binary_tree benchmark).
 //! The root returns a checksum over all nodes, identical to the sequential one.
 
-use gtap::Slice;
+use gtap::Table;
 
 /// The checksum of the subtree rooted at `node` (heap numbering) at `depth`.
 #[gtap::function]
@@ -12,7 +12,7 @@ pub fn tree(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     let mut children = 0.0;
     if depth < max_depth {
@@ -56,7 +56,7 @@ pub fn tree_block(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     let mut left = 0.0;
     let mut right = 0.0;

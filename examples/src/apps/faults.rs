@@ -1,10 +1,10 @@
 //! Task functions that fail on request, for the soak (`soak`): each computes a checked answer
 //! when asked to run normally, and fails in one way a user's program can when asked to
-//! (a `Slice` read out of bounds, an explicit `panic!` with a formatted message, an `unwrap`
+//! (a `Slice` or `Table` read out of bounds, an explicit `panic!` with a formatted message, an `unwrap`
 //! on `None`, more children than `Config::max_children` before a join, a task that runs
 //! longer than the watchdog).
 
-use gtap::Slice;
+use gtap::{Slice, Table};
 
 /// The sum of `data[lo..hi]` by halves, a task per half down to 16 elements. Called with
 /// `hi` past the slice's end, the leaf that reaches it reads out of bounds and panics.
@@ -20,6 +20,24 @@ pub fn slice_sum(data: Slice<u64>, lo: u32, hi: u32) -> u64 {
     let mid = lo + (hi - lo) / 2;
     let a = task!(slice_sum(data, lo, mid));
     let b = task!(slice_sum(data, mid, hi));
+    taskwait!();
+    a + b
+}
+
+/// [`slice_sum`] over a replicated table (`Runtime::replicate`): on several GPUs each task
+/// reads its own GPU's copy. Past the table's end it panics the same way.
+#[gtap::function]
+pub fn table_sum(data: Table<u64>, lo: u32, hi: u32) -> u64 {
+    if hi - lo <= 16 {
+        let mut sum = 0;
+        for i in lo..hi {
+            sum += data.get(i as usize);
+        }
+        return sum;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let a = task!(table_sum(data, lo, mid));
+    let b = task!(table_sum(data, mid, hi));
     taskwait!();
     a + b
 }
@@ -90,6 +108,10 @@ pub fn wild_write(addr: u64) {
 gtap::program!(
     /// `slice_sum` alone.
     pub SliceSum = [slice_sum]
+);
+gtap::program!(
+    /// `table_sum` alone.
+    pub TableSum = [table_sum]
 );
 gtap::program!(
     /// `fib_failing` alone.

@@ -7,7 +7,7 @@
 //!
 //! Node numbering: children of `node` are `3 * node + 1 + c`, `c` in `0..3` (heap order).
 
-use gtap::Slice;
+use gtap::Table;
 
 /// Whether child `c` of `node` at `depth` exists: `P = 1 - depth / max_depth`.
 #[must_use]
@@ -31,7 +31,7 @@ pub fn pruned_tree(
     seed: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     if depth >= max_depth {
         return super::seq::tree_node_work(node, mem_ops, compute_iters, data);
@@ -212,7 +212,7 @@ pub fn pruned_tree_block(
     seed: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
 ) -> f64 {
     let d = depth + 1;
     let (n0, n1, n2) = (3 * node + 1, 3 * node + 2, 3 * node + 3);

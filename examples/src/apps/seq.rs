@@ -1,7 +1,7 @@
 //! Sequential kernels the task functions call below their cutoffs (ordinary functions, usable
 //! on both backends and by the host references).
 
-use gtap::Slice;
+use gtap::{Slice, Table};
 
 /// Plain recursive Fibonacci.
 #[must_use]
@@ -213,7 +213,7 @@ pub fn lower_bound(y: Slice<u32>, v: u32) -> usize {
 /// The per-node work of the binary-tree benchmark: `mem_ops` pseudo-random loads from `data`
 /// and `compute_iters` multiply-adds, folded into one value (deterministic in `node`).
 #[must_use]
-pub fn tree_node_work(node: u64, mem_ops: u32, compute_iters: u32, data: Slice<f64>) -> f64 {
+pub fn tree_node_work(node: u64, mem_ops: u32, compute_iters: u32, data: Table<f64>) -> f64 {
     // A 32-bit xorshift per node, mapped onto `0..len` by Lemire's multiply-shift: no division
     // (a 64-bit `%` is a long software routine on the GPU). Tables of 2^32 elements or more
     // only use their first 2^32 - 1.
@@ -265,7 +265,7 @@ pub fn tree_block_partial(
     node: u64,
     mem_ops: u32,
     compute_iters: u32,
-    data: Slice<f64>,
+    data: Table<f64>,
     t: u32,
     size: u32,
 ) -> f64 {

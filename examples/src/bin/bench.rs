@@ -104,7 +104,7 @@ type Workload = fn(&mut Bench) -> Result<(), String>;
 /// The rayon row of a thread-level binary-tree sweep point, checked against `expected`.
 fn rayon_tree_row(
     (depth, m, c): (u32, u32, u32),
-    data: gtap::Slice<f64>,
+    data: gtap::Table<f64>,
     expected: f64,
     reps: usize,
 ) -> Result<Timing, String> {
@@ -261,8 +261,8 @@ fn spmv_split(
 type BfsArgs = (
     u32,
     u32,
-    gtap::Slice<u32>,
-    gtap::Slice<u32>,
+    gtap::Table<u32>,
+    gtap::Table<u32>,
     gtap::Slice<u32>,
 );
 
@@ -278,18 +278,18 @@ fn bfs_split(
 ) -> Result<Timing, String> {
     let mut init = vec![UNREACHED; g.n_rows as usize];
     init[0] = 0;
-    let mut offsets = rt.upload(&g.offsets).map_err(err)?;
-    let mut targets = rt.upload(&g.targets).map_err(err)?;
+    let mut offsets = rt.replicate(&g.offsets).map_err(err)?;
+    let mut targets = rt.replicate(&g.targets).map_err(err)?;
     let mut depths = rt.upload(&init).map_err(err)?;
     let mut got = vec![0u32; init.len()];
     measure_split(name, reps, |ph| {
         ph.upload(|| -> gtap::Result<()> {
-            rt.upload_into(&mut offsets, &g.offsets)?;
-            rt.upload_into(&mut targets, &g.targets)?;
+            rt.replicate_into(&mut offsets, &g.offsets)?;
+            rt.replicate_into(&mut targets, &g.targets)?;
             rt.upload_into(&mut depths, &init)
         })
         .map_err(err)?;
-        let args = (0, 0, offsets.slice(), targets.slice(), depths.slice());
+        let args = (0, 0, offsets.table(), targets.table(), depths.slice());
         ph.run(|| run(rt, args)).map_err(err)?;
         ph.kernel = rt.last_stats().and_then(|s| s.kernel_ms());
         ph.download(|| rt.download_into(&depths, &mut got))

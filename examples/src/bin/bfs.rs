@@ -119,10 +119,10 @@ fn run(
 ) -> gtap::Result<(Vec<u32>, f64)> {
     let mut init = vec![UNREACHED; g.n_rows as usize];
     init[source as usize] = 0;
-    let offsets = rt.upload(&g.offsets)?;
-    let targets = rt.upload(&g.targets)?;
+    let offsets = rt.replicate(&g.offsets)?;
+    let targets = rt.replicate(&g.targets)?;
     let depths = rt.upload(&init)?;
-    let (o, t, d) = (offsets.slice(), targets.slice(), depths.slice());
+    let (o, t, d) = (offsets.table(), targets.table(), depths.slice());
     let (result, ms) = host::timed(|| match granularity {
         Granularity::Thread => rt.run::<Bfs, _>(bfs_visit, (source, 0, o, t, d)),
         Granularity::Block => rt.run::<BfsBlock, _>(bfs_block, (source, 0, o, t, d)),

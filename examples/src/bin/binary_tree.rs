@@ -31,8 +31,8 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("binary_tree", &e),
     };
-    let mut values = reference::random_f64(DATA_LEN, 3);
-    let data = match rt.upload(&values) {
+    let values = reference::random_f64(DATA_LEN, 3);
+    let data = match rt.replicate(&values) {
         Ok(d) => d,
         Err(e) => return host::fail("binary_tree", &e),
     };
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         mut times,
         ..
     } = match host::repeat(&mut rt, &opts, "binary_tree", |rt| {
-        let args = (0, depth, 0, mem_ops, compute_iters, data.slice());
+        let args = (0, depth, 0, mem_ops, compute_iters, data.table());
         if block {
             rt.run::<BinaryTreeBlock, _>(tree_block, args)
         } else {
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     // SAFETY: `values` outlives the handle's only use, the sequential reference below.
-    let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+    let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
     let b = host::block_size(&rt);
     let work = TreeWork {
         mem_ops,

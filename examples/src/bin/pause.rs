@@ -290,10 +290,10 @@ fn main() -> ExitCode {
     let bfs = |rt: &mut Runtime, plan: &Plan| -> gtap::Result<Driven<Vec<u32>>> {
         let mut init = vec![UNREACHED; g.n_rows as usize];
         init[0] = 0;
-        let offsets = rt.upload(&g.offsets)?;
-        let targets = rt.upload(&g.targets)?;
+        let offsets = rt.replicate(&g.offsets)?;
+        let targets = rt.replicate(&g.targets)?;
         let depths = rt.upload(&init)?;
-        let args = (0, 0, offsets.slice(), targets.slice(), depths.slice());
+        let args = (0, 0, offsets.table(), targets.table(), depths.slice());
         let d = drive::<Bfs, _>(rt, bfs_visit, args, plan)?;
         Ok(Driven {
             out: rt.download(&depths)?,
@@ -344,7 +344,7 @@ fn main() -> ExitCode {
     }
 
     // What cannot pause says so.
-    let data = match rt.upload(&[1.0f64; 64]) {
+    let data = match rt.replicate(&[1.0f64; 64]) {
         Ok(d) => d,
         Err(e) => return host::fail("pause", &e),
     };
@@ -352,7 +352,7 @@ fn main() -> ExitCode {
         pause: Some(PauseToken::new()),
         ..RunOptions::default()
     };
-    let r = rt.start::<BinaryTreeBlock, _>(tree_block, (0, 3, 0, 4, 4, data.slice()), &options);
+    let r = rt.start::<BinaryTreeBlock, _>(tree_block, (0, 3, 0, 4, 4, data.table()), &options);
     match r {
         Err(Error::Unsupported { what, reason }) => {
             println!("ok   a block-level program refuses a pause: {what}: {reason}");

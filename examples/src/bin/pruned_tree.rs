@@ -32,10 +32,10 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return host::fail("pruned_tree", &e),
     };
-    let mut values = reference::random_f64(DATA_LEN, 3);
+    let values = reference::random_f64(DATA_LEN, 3);
     // SAFETY: `values` outlives every use of the handle in this function.
-    let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
-    let data = match rt.upload(&values) {
+    let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
+    let data = match rt.replicate(&values) {
         Ok(d) => d,
         Err(e) => return host::fail("pruned_tree", &e),
     };
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         mut times,
         ..
     } = match host::repeat(&mut rt, &opts, "pruned_tree", |rt| {
-        let args = (0, depth, 0, seed, mem_ops, compute_iters, data.slice());
+        let args = (0, depth, 0, seed, mem_ops, compute_iters, data.table());
         if block {
             rt.run::<PrunedTreeBlock, _>(pruned_tree_block, args)
         } else {

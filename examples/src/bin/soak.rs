@@ -27,10 +27,11 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use gtap::{Buffer, CancelReason, CancelToken, Config, Error, RunOptions, Runtime};
+use gtap::{Buffer, CancelReason, CancelToken, Config, Error, Replicated, RunOptions, Runtime};
 use gtap_examples::{
     apps::faults::{
-        fan, fib_failing, slice_sum, spin, wild_write, Fan, FibFailing, SliceSum, Spin, WildWrite,
+        fan, fib_failing, slice_sum, spin, table_sum, wild_write, Fan, FibFailing, SliceSum, Spin,
+        TableSum, WildWrite,
     },
     apps::fib::{fib, Fib},
     host::{self, Opts},
@@ -197,9 +198,11 @@ const FAULTS: [Fault; 8] = [
     Fault::Hang,
 ];
 
-/// Part 2's state: the uploaded data and the fan's counter.
+/// Part 2's state: the uploaded data (a buffer, and the same values as a table on every GPU)
+/// and the fan's counter.
 struct Soak {
     data: Buffer<u64>,
+    table: Replicated<u64>,
     prefix: Vec<u64>,
     counter: Buffer<u64>,
     rng: u64,
@@ -217,6 +220,7 @@ impl Soak {
         }
         Ok(Self {
             data: rt.upload(&values)?,
+            table: rt.replicate(&values)?,
             prefix,
             counter: rt.alloc_zeroed(1)?,
             rng: 0x9e37_79b9_7f4a_7c15,
@@ -316,9 +320,16 @@ impl Soak {
                 let b = (pick >> 24) as u32 % DATA_LEN;
                 let (lo, hi) = (a.min(b), a.max(b) + 1);
                 let want = self.prefix[hi as usize] - self.prefix[lo as usize];
-                let r = rt.run::<SliceSum, _>(slice_sum, (self.data.slice(), lo, hi));
+                // Every other sum reads the replicated table.
+                let (r, what) = if pick >> 40 & 1 == 0 {
+                    let r = rt.run::<SliceSum, _>(slice_sum, (self.data.slice(), lo, hi));
+                    (r, "slice_sum")
+                } else {
+                    let r = rt.run::<TableSum, _>(table_sum, (self.table.table(), lo, hi));
+                    (r, "table_sum")
+                };
                 if r.as_ref().ok() != Some(&want) {
-                    self.fail(format!("slice_sum({lo}, {hi}) gave {r:?}, expected {want}"));
+                    self.fail(format!("{what}({lo}, {hi}) gave {r:?}, expected {want}"));
                 }
             }
             _ => {
@@ -351,7 +362,7 @@ impl Soak {
             // The CPU executor reports the panic's message; the GPU its location (in
             // faults.rs, by which the runtime names the task).
             (Fault::OutOfBounds, Err(Error::TaskPanicked { task, message })) => {
-                *task == "slice_sum" && said(message, "out of bounds")
+                matches!(*task, "slice_sum" | "table_sum") && said(message, "out of bounds")
             }
             (Fault::Panic, Err(Error::TaskPanicked { task, message })) => {
                 *task == "fib_failing" && said(message, "fib_failing reached its failure point")
@@ -385,8 +396,12 @@ impl Soak {
         fault: Fault,
     ) -> Option<gtap::Result<u64>> {
         let r = match fault {
-            Fault::OutOfBounds => {
+            // The buffer and the table in turn.
+            Fault::OutOfBounds if self.faults.is_multiple_of(2) => {
                 rt.run::<SliceSum, _>(slice_sum, (self.data.slice(), 0, DATA_LEN + 1))
+            }
+            Fault::OutOfBounds => {
+                rt.run::<TableSum, _>(table_sum, (self.table.table(), 0, DATA_LEN + 1))
             }
             Fault::Panic => rt.run::<FibFailing, _>(fib_failing, (12, 3, 1)),
             Fault::UnwrapNone => rt.run::<FibFailing, _>(fib_failing, (12, 3, 2)),

@@ -454,6 +454,11 @@ pub struct Params {
     pub gpus: u32,
     /// This GPU's index in the run (0 holds the root).
     pub gpu: u32,
+    /// Bytes to add (wrapping) to a [`crate::data::Table`]'s address, the first GPU's copy,
+    /// to reach this GPU's copy: `copy * span` of the runtime's replica space
+    /// (`gtap-runtime`'s `gpu/replicas.rs`); 0 on the first GPU, on a one-GPU run and on
+    /// every partition of one GPU.
+    pub replica_offset: u64,
     /// Multi-GPU runs: `gpus` [`PeerInfo`], in this GPU's memory.
     pub peers: u64,
     /// Multi-GPU runs: this GPU's import table, `IMPORTS_PER_WARP * min(warps, IMPORT_WARPS)`

@@ -82,6 +82,19 @@ fn params() -> *const layout::Params {
     unsafe { core::ptr::read_volatile(&raw const GTAP_PARAMS) as *const layout::Params }
 }
 
+/// What to add to a [`crate::data::Table`]'s address to reach this GPU's copy
+/// ([`layout::Params::replica_offset`]).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn replica_offset() -> u64 {
+    // SAFETY: a valid static, written by this thread's `set_params` before any task runs,
+    // pointing at params that stay valid for the run.
+    // Ordering: plain loads, on purpose: the value is this warp's own store (program order)
+    // and the params never change during a run, so the compiler may keep both in registers
+    // across a task's loop of lookups (the volatile `params()` would reload them each time).
+    unsafe { (*(core::ptr::read(&raw const GTAP_PARAMS) as *const layout::Params)).replica_offset }
+}
+
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn set_params(params: *const layout::Params) {

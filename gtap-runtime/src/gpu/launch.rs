@@ -223,6 +223,7 @@ impl Inner {
             overflow_spills: u32::from(!P::HAS_BLOCK),
             gpus: part.gpus,
             gpu: part.gpu,
+            replica_offset: self.replica_offset,
             peers: self.peers,
             imports: pools.imports,
             parks: pools.parks,

@@ -46,11 +46,13 @@ mod pools;
 mod profile_region;
 mod readback;
 mod regcap;
+mod replicas;
 mod staging;
 mod transfer;
 mod watch;
 
 pub(crate) use elastic::Segment;
+pub(crate) use replicas::Replica;
 pub(crate) use transfer::DeviceBuffer;
 
 use kernel::load_module;
@@ -261,6 +263,9 @@ struct Inner {
     share: u32,
     /// The peer table of a multi-GPU run (`MAX_GPUS` [`PeerInfo`]).
     peers: u64,
+    /// `Params::replica_offset`: where this GPU's copy of a replicated table is, relative to
+    /// the first GPU's (`replicas.rs`).
+    replica_offset: u64,
     /// The params of the last prepared run (a resume and rejoining blocks copy them).
     run_params: Params,
     /// The paused run this runtime holds (`elastic.rs`); a new run abandons it.
@@ -349,6 +354,7 @@ impl Inner {
             gpu_index,
             share,
             peers: 0,
+            replica_offset: 0,
             run_params: Params::default(),
             paused: None,
             rejoin: Vec::new(),
@@ -462,6 +468,8 @@ pub(crate) struct GpuBackend {
     /// User data's copies. Declared after `inner`, so dropped after it: it holds the context
     /// for the frees of its staging memory.
     transfers: transfer::Transfers,
+    /// The address range of the tables every GPU holds a copy of (`Runtime::replicate`).
+    replicas: Arc<replicas::ReplicaSpace>,
 }
 
 impl GpuBackend {
@@ -479,10 +487,24 @@ impl GpuBackend {
             inner.context_use.token(),
             config.transfer,
         )?;
+        let mut inner = inner;
+        let devices: Vec<sys::CUdevice> = std::iter::once(&*inner)
+            .chain(&others)
+            .map(|i| i.ctx.cu_device())
+            .collect();
+        let replicas = Arc::new(replicas::ReplicaSpace::new(
+            inner.ctx.clone(),
+            inner.context_use.token(),
+            &devices,
+        )?);
+        for i in std::iter::once(&mut *inner).chain(&mut others) {
+            i.replica_offset = replicas.offset_of(i.ctx.cu_device());
+        }
         Ok(Self {
             inner,
             others,
             transfers,
+            replicas,
         })
     }
 

@@ -240,6 +240,27 @@ impl Transfers {
         }
     }
 
+    /// Copies `bytes` bytes from device address `src` to device address `dst` (on this GPU or
+    /// one its copy engines reach: peer access, or memory opened to it with
+    /// `cuMemSetAccess`); returns when they are there.
+    ///
+    /// # Safety
+    ///
+    /// `src` is valid for device reads of `bytes` bytes and `dst` for device writes of as
+    /// many, they do not overlap, and neither is written by anyone else during the call.
+    pub(crate) unsafe fn device_to_device(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        // SAFETY: forwarded from the caller; the copy is waited for.
+        unsafe {
+            self.on_stream("cuMemcpyDtoDAsync", |s| {
+                sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, s)
+            })
+        }
+    }
+
     /// Runs `f` on the lanes `plan` needs (made if missing), lane 0 on this thread, each other
     /// on a scoped thread that binds the context first.
     fn with_lanes<F>(&self, plan: Plan, f: F) -> Result<()>
@@ -381,6 +402,46 @@ impl super::GpuBackend {
             self.transfers
                 .to_device(buf.ptr(), data.as_ptr().cast(), bytes)
         }
+    }
+
+    /// A table holding `data` on every GPU of the runtime (`replicas.rs`): copy 0 filled from
+    /// the host by the configured path, the others from copy 0 over NVLink.
+    pub(crate) fn replicate<T: Copy>(&self, data: &[T]) -> Result<super::Replica> {
+        self.live()?;
+        let replica = self.replicas.alloc(size_of_val(data))?;
+        self.fill_copies(&replica, data)?;
+        Ok(replica)
+    }
+
+    /// Refills `replica` with `data` on every copy, reallocated only when it is too small.
+    pub(crate) fn replicate_into<T: Copy>(
+        &self,
+        replica: &mut super::Replica,
+        data: &[T],
+    ) -> Result<()> {
+        self.live()?;
+        if replica.capacity() < size_of_val(data) {
+            *replica = self.replicas.alloc(size_of_val(data))?;
+        }
+        self.fill_copies(replica, data)
+    }
+
+    /// Copies `data` to copy 0 of `replica` from the host, then to the others from copy 0.
+    fn fill_copies<T: Copy>(&self, replica: &super::Replica, data: &[T]) -> Result<()> {
+        let bytes = size_of_val(data);
+        let first = replica.address(0);
+        // SAFETY: `data` is valid for `bytes` bytes and every copy of `replica` holds at least
+        // as many (`capacity`); no run is in flight (runs take `&mut Runtime`), so nothing else
+        // reads or writes the copies.
+        unsafe {
+            self.transfers
+                .to_device(first, data.as_ptr().cast(), bytes)?;
+            for c in 1..replica.copies() {
+                self.transfers
+                    .device_to_device(replica.address(c), first, bytes)?;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer> {

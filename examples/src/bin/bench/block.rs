@@ -36,17 +36,17 @@ impl Bench {
             mem_ops: m,
             compute_iters: c,
         };
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
         let reps = self.reps;
-        let data = self.rt.upload(&values).map_err(err)?;
+        let data = self.rt.replicate(&values).map_err(err)?;
         let name = format!("{}, thread-level", self.gtap_name());
         let thread = measure(&name, reps, || {
             let r = self
                 .rt
-                .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.table()))
                 .map_err(err)?;
             if r.to_bits() != expected.to_bits() {
                 return Err(format!("binary tree checksum {r}, expected {expected}"));
@@ -56,10 +56,10 @@ impl Bench {
         let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
         let b = host::block_size(&brt);
         let expected_block = reference::tree_block_rayon(0, depth, 0, work, host_data, b);
-        let bdata = brt.upload(&values).map_err(err)?;
+        let bdata = brt.replicate(&values).map_err(err)?;
         let block = measure(&Self::block_label(&brt), reps, || {
             let r = brt
-                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, bdata.slice()))
+                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, bdata.table()))
                 .map_err(err)?;
             if r.to_bits() != expected_block.to_bits() {
                 return Err(format!(
@@ -76,9 +76,9 @@ impl Bench {
         };
         let label = format!("gtap (gpu), block-level B={b}, shared deque (before)");
         let block_shared = self.variant_row(&label, shared_config, |rt| {
-            let sdata = rt.upload(&values).map_err(err)?;
+            let sdata = rt.replicate(&values).map_err(err)?;
             let r = rt
-                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, sdata.slice()))
+                .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, sdata.table()))
                 .map_err(err)?;
             if r.to_bits() != expected_block.to_bits() {
                 return Err(format!("shared-deque block tree checksum {r}"));
@@ -112,12 +112,12 @@ impl Bench {
     /// [`TREE_BLOCK_THREADS`]), each beside rayon on the thread-level tree.
     pub(crate) fn tree_sweep_block(&mut self) -> Result<(), String> {
         let depth = if self.gpu { 20 } else { 14 };
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
         let b = host::block_size(&brt);
-        let data = brt.upload(&values).map_err(err)?;
+        let data = brt.replicate(&values).map_err(err)?;
         let mut rows = Vec::new();
         for (m, c) in TREE_SWEEP_POINTS {
             let work = TreeWork {
@@ -129,7 +129,7 @@ impl Bench {
             let name = format!("gtap block B={b}: mem_ops {m}, compute_iters {c}");
             rows.push(measure(&name, reps, || {
                 let r = brt
-                    .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, data.slice()))
+                    .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, data.table()))
                     .map_err(err)?;
                 if r.to_bits() != expected.to_bits() {
                     return Err(format!(
@@ -162,17 +162,17 @@ impl Bench {
             mem_ops: m,
             compute_iters: c,
         };
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let mut brt = self.block_runtime(TREE_BLOCK_THREADS)?;
         let b = host::block_size(&brt);
-        let data = brt.upload(&values).map_err(err)?;
+        let data = brt.replicate(&values).map_err(err)?;
         let (expected, nodes) =
             reference::pruned_tree_block_rayon(0, depth, 0, seed, work, host_data, b);
         let reps = self.reps;
         let gtap = measure(&Self::block_label(&brt), reps, || {
-            let args = (0, depth, 0, seed, m, c, data.slice());
+            let args = (0, depth, 0, seed, m, c, data.table());
             let r = brt
                 .run::<PrunedTreeBlock, _>(pruned_tree_block, args)
                 .map_err(err)?;

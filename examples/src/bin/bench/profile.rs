@@ -63,9 +63,9 @@ impl Bench {
             mem_ops: m,
             compute_iters: c,
         };
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let mut rows = Vec::new();
         let mut summary = String::new();
         for records in [0u32, 4096] {
@@ -78,7 +78,7 @@ impl Bench {
             let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
             let b = host::block_size(&rt);
             let expected = reference::tree_block_rayon(0, depth, 0, work, host_data, b);
-            let data = rt.upload(&values).map_err(err)?;
+            let data = rt.replicate(&values).map_err(err)?;
             let name = if records == 0 {
                 format!("block tree D={depth} B={b}, profiler off")
             } else {
@@ -86,7 +86,7 @@ impl Bench {
             };
             rows.push(measure(&name, self.reps, || {
                 let r = rt
-                    .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, data.slice()))
+                    .run::<BinaryTreeBlock, _>(tree_block, (0, depth, 0, m, c, data.table()))
                     .map_err(err)?;
                 if r.to_bits() != expected.to_bits() {
                     return Err(format!("block tree checksum {r}, expected {expected}"));

@@ -252,20 +252,20 @@ impl Bench {
     pub(crate) fn binary_tree(&mut self) -> Result<(), String> {
         let depth = if self.gpu { 22 } else { 18 };
         let (m, c) = (256, 256);
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
         let expected = reference::tree_seq(0, depth, 0, m, c, host_data);
-        let mut data = self.rt.upload(&values).map_err(err)?;
+        let mut data = self.rt.replicate(&values).map_err(err)?;
         let name = self.gtap_name();
         let reps = self.reps;
         let rt = &mut self.rt;
         // The table uploaded every call; the result comes back with the run.
         let gtap = measure_split(&name, reps, |ph| {
-            ph.upload(|| rt.upload_into(&mut data, &values))
+            ph.upload(|| rt.replicate_into(&mut data, &values))
                 .map_err(err)?;
             let r = ph
-                .run(|| rt.run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice())))
+                .run(|| rt.run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.table())))
                 .map_err(err)?;
             ph.kernel = rt.last_stats().and_then(|s| s.kernel_ms());
             if r.to_bits() != expected.to_bits() {
@@ -283,10 +283,10 @@ impl Bench {
                 ..Config::default()
             };
             let mut rt = Runtime::with_ptx(config, host::PTX).map_err(err)?;
-            let data = rt.upload(&values).map_err(err)?;
+            let data = rt.replicate(&values).map_err(err)?;
             rows.push(measure("gtap (gpu), 1000 x 64 like GTaP", reps, || {
                 let r = rt
-                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.table()))
                     .map_err(err)?;
                 if r.to_bits() != expected.to_bits() {
                     return Err(format!("binary tree checksum {r}, expected {expected}"));
@@ -312,10 +312,10 @@ impl Bench {
     /// result checked against the rayon run of the same tree.
     pub(crate) fn tree_sweep(&mut self) -> Result<(), String> {
         let depth = if self.gpu { 20 } else { 14 };
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
-        let data = self.rt.upload(&values).map_err(err)?;
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
+        let data = self.rt.replicate(&values).map_err(err)?;
         let mut rows = Vec::new();
         for (m, c) in TREE_SWEEP_POINTS {
             let expected = reference::tree_rayon(0, depth, 0, m, c, host_data);
@@ -324,7 +324,7 @@ impl Bench {
             rows.push(measure(&name, reps, || {
                 let r = self
                     .rt
-                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.slice()))
+                    .run::<BinaryTree, _>(tree, (0, depth, 0, m, c, data.table()))
                     .map_err(err)?;
                 if r.to_bits() != expected.to_bits() {
                     return Err(format!("tree(m {m}, c {c}) = {r}, expected {expected}"));
@@ -375,10 +375,10 @@ impl Bench {
     pub(crate) fn pruned_tree(&mut self) -> Result<(), String> {
         let depths: &[u32] = if self.gpu { &[28, 32, 34] } else { &[20, 24] };
         let (m, c, seed) = (256, 256, 1);
-        let mut values = reference::random_f64(1 << 20, 3);
+        let values = reference::random_f64(1 << 20, 3);
         // SAFETY: `values` outlives every use of the handle in this function.
-        let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
-        let mut data = self.rt.upload(&values).map_err(err)?;
+        let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
+        let mut data = self.rt.replicate(&values).map_err(err)?;
         for &depth in depths {
             let (expected, nodes) =
                 reference::pruned_tree_rayon(0, depth, 0, seed, m, c, host_data);
@@ -387,9 +387,9 @@ impl Bench {
             let rt = &mut self.rt;
             // The table uploaded every call; the result comes back with the run.
             let gtap = measure_split(&name, reps, |ph| {
-                ph.upload(|| rt.upload_into(&mut data, &values))
+                ph.upload(|| rt.replicate_into(&mut data, &values))
                     .map_err(err)?;
-                let args = (0, depth, 0, seed, m, c, data.slice());
+                let args = (0, depth, 0, seed, m, c, data.table());
                 let r = ph
                     .run(|| rt.run::<PrunedTree, _>(pruned_tree, args))
                     .map_err(err)?;

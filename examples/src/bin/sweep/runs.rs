@@ -160,9 +160,9 @@ pub(crate) const TREE_WORKLOADS: [(&str, u32, u32); 2] =
 pub(crate) fn tree_scaling(out: &Path, reps: usize, variants: &[Variant]) -> Result<(), String> {
     const DEPTH: u32 = 20;
     const BLOCK_THREADS: [u32; 2] = [32, 256];
-    let mut values = reference::random_f64(1 << 20, 3);
+    let values = reference::random_f64(1 << 20, 3);
     // SAFETY: `values` outlives every use of the handle in this function.
-    let host_data = unsafe { gtap::Slice::from_raw_parts(values.as_mut_ptr(), values.len()) };
+    let host_data = unsafe { gtap::Table::from_raw_parts(values.as_ptr(), values.len()) };
     // The checksum depends on the block size (the order of the additions): one per
     // (workload, block size), computed once.
     let mut expected = BTreeMap::new();
@@ -189,7 +189,7 @@ pub(crate) fn tree_scaling(out: &Path, reps: usize, variants: &[Variant]) -> Res
                         .then(|| (GQ_TOTAL_BLOCK_TASKS / workers).max(16384)),
                     ..Config::default()
                 })?;
-                let data = rt.upload(&values).map_err(|e| e.to_string())?;
+                let data = rt.replicate(&values).map_err(|e| e.to_string())?;
                 // The ws runs on 16 blocks take 1 to 2.5 s, the gq runs longer.
                 let reps = if workers <= 64 { 1 } else { reps.min(3) };
                 for (workload, m, c) in TREE_WORKLOADS {
@@ -198,7 +198,7 @@ pub(crate) fn tree_scaling(out: &Path, reps: usize, variants: &[Variant]) -> Res
                         let r = rt
                             .run::<BinaryTreeBlock, _>(
                                 tree_block,
-                                (0, DEPTH, 0, m, c, data.slice()),
+                                (0, DEPTH, 0, m, c, data.table()),
                             )
                             .map_err(|e| e.to_string())?;
                         (r.to_bits() == want.to_bits()).then_some(()).ok_or(format!(
