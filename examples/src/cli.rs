@@ -71,6 +71,10 @@ pub struct Opts {
     /// it for work (default 0: from the start).
     #[arg(long, value_name = "MS")]
     pub spread_after_ms: Option<u64>,
+    /// GPU, several GPUs: do not hand the root's first children to the other GPUs at the
+    /// start (`Config::split_start` off).
+    #[arg(long)]
+    pub no_split_start: bool,
     /// GPU: the SMs' worth of resident blocks a run uses.
     #[arg(long, value_name = "N")]
     pub sms: Option<u32>,

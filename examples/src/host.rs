@@ -143,6 +143,7 @@ impl Opts {
         if let Some(ms) = self.spread_after_ms {
             config.spread_after = std::time::Duration::from_millis(ms);
         }
+        config.split_start &= !self.no_split_start;
         config.sms = self.sms.or(config.sms);
         if self.profile.is_some() {
             config.profile_records = self.profile_records.max(1);

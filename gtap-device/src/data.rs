@@ -329,6 +329,87 @@ impl<T> Table<T> {
     }
 }
 
+impl<T> Table<T> {
+    /// The copy of the GPU this code runs on, found once: reads through it cost what a
+    /// [`Slice`]'s do. [`Table::get`] finds the copy at each call, which the compiler folds
+    /// into one lookup per loop, except where the loop also runs an atomic or spawns a task
+    /// (either makes it look the GPU's offset up again): take the local view before such a
+    /// loop. Passed to another task it stays correct (every GPU may read every copy), but
+    /// reads this GPU's copy from wherever that task runs.
+    #[must_use]
+    #[inline(always)]
+    pub fn local(self) -> LocalTable<T> {
+        LocalTable {
+            ptr: self.here(),
+            len: self.len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// One GPU's copy of a [`Table`] ([`Table::local`]).
+#[repr(C)]
+pub struct LocalTable<T> {
+    ptr: *const T,
+    len: usize,
+    _marker: PhantomData<T>,
+}
+
+impl<T> Clone for LocalTable<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for LocalTable<T> {}
+
+// SAFETY: as for `Table`: read-only memory that nothing writes while tasks can read it.
+unsafe impl<T: Sync> Send for LocalTable<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for LocalTable<T> {}
+
+impl<T> LocalTable<T> {
+    /// Number of elements.
+    #[must_use]
+    pub const fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether the table has no elements.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Copy> LocalTable<T> {
+    /// Element `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= len`.
+    #[must_use]
+    #[inline]
+    #[track_caller]
+    pub fn get(self, i: usize) -> T {
+        assert!(i < self.len, "Table::get index out of bounds");
+        // SAFETY: i < len, and the copy holds the table's elements (Table::from_raw_parts'
+        // contract; every GPU may read every copy).
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Element `i` without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `i < len`.
+    #[must_use]
+    #[inline]
+    pub unsafe fn get_unchecked(self, i: usize) -> T {
+        // SAFETY: the caller guarantees i < len.
+        unsafe { self.ptr.add(i).read() }
+    }
+}
+
 impl<T: Copy> Table<T> {
     /// Element `i`, from this GPU's copy.
     ///

@@ -39,9 +39,12 @@ pub fn bfs_visit(v: u32, depth: u32, offsets: Table<u32>, targets: Table<u32>, d
         return;
     }
     let next = depth + 1;
+    // One lookup of this GPU's copy for the loop, whose atomics and spawns would make
+    // `targets.get` look it up again at each edge.
+    let here = targets.local();
     let mut e = begin;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_visit(u, next, offsets, targets, depths));
         }
@@ -71,9 +74,12 @@ pub fn bfs_chunk(
         return;
     }
     let next = depth + 1;
+    // One lookup of this GPU's copy for the loop, whose atomics and spawns would make
+    // `targets.get` look it up again at each edge.
+    let here = targets.local();
     let mut e = begin;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_visit(u, next, offsets, targets, depths));
         }
@@ -116,9 +122,10 @@ pub fn bfs_block(v: u32, depth: u32, offsets: Table<u32>, targets: Table<u32>, d
         return;
     }
     let next = depth + 1;
+    let here = targets.local();
     let mut e = begin + t;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_block(u, next, offsets, targets, depths));
         }
@@ -155,9 +162,10 @@ pub fn bfs_block_chunk(
         return;
     }
     let next = depth + 1;
+    let here = targets.local();
     let mut e = begin + t;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_block(u, next, offsets, targets, depths));
         }
@@ -194,9 +202,12 @@ pub fn bfs_mixed(
         return;
     }
     let next = depth + 1;
+    // One lookup of this GPU's copy for the loop, whose atomics and spawns would make
+    // `targets.get` look it up again at each edge.
+    let here = targets.local();
     let mut e = begin;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_mixed(u, next, threshold, offsets, targets, depths));
         }
@@ -236,9 +247,10 @@ pub fn bfs_mixed_block(
         return;
     }
     let next = depth + 1;
+    let here = targets.local();
     let mut e = begin + t;
     while e < end {
-        let u = targets.get(e as usize);
+        let u = here.get(e as usize);
         if depths.atomic_min(u as usize, next) > next {
             task!(bfs_mixed(u, next, threshold, offsets, targets, depths));
         }

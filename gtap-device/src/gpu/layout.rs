@@ -31,6 +31,14 @@ pub const NONE: u32 = u32::MAX;
 /// parent `IMPORT_BASE + i`, where entry `i` of this GPU's import table says which GPU's task
 /// it stands for. Every slot index is below it (the host checks that a run's slots fit).
 pub const IMPORT_BASE: u32 = 0xFFFF_0000;
+
+/// The request ([`Control::hungry`]) the first GPU of a multi-GPU run starts with when
+/// `Config::split_start` is on: an epoch no courier uses before its 16-millionth request, and
+/// a share of 1 (256ths of the warps, by `peer::serves`' hash, which always picks warp 0). The
+/// root's warp therefore exports the oldest half of its first private tasks, the root's
+/// children, before local thieves spread them, and the other GPUs start on the largest
+/// subtrees there are; the share's other warps (about one in 256) export once each too.
+pub const SPLIT_START_REQUEST: u32 = (0x00FF_FFFF << 8) | 1;
 /// Import-table entries per warp of the grid: a GPU's table has this many for each warp (up
 /// to [`IMPORT_WARPS`]), which its courier's lanes own in stripes (`peer`); at most that
 /// many imported tasks of a GPU are unfinished at once.

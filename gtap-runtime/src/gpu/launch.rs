@@ -236,6 +236,18 @@ impl Inner {
             live: 1,
             // A run of a program without joins on several GPUs counts the root on the first.
             live_here: u64::from(part.gpu == 0),
+            // The first GPU of a run on several starts with a standing request for work, so
+            // that the root's children go to the other GPUs before local thieves take them
+            // (`layout::SPLIT_START_REQUEST`).
+            hungry: if part.gpus > 1
+                && part.gpu == 0
+                && self.config.split_start
+                && self.config.spread_after.is_zero()
+            {
+                layout::SPLIT_START_REQUEST
+            } else {
+                0
+            },
             ..Control::default()
         };
         let spill = SpillHeader {
