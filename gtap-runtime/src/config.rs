@@ -226,11 +226,12 @@ pub struct Config {
     /// instead of 1.03x on 2 H100s, nqueens(17) 1.68x instead of 1.88x), so it is not the
     /// default. `docs/benchmarks.md`, "Several GPUs", has the table.
     pub spread_after: Duration,
-    /// GPU, several GPUs (`devices`), with `spread_after` 0: the first GPU starts with a
-    /// standing request for work from the others, so that the root's warp hands the oldest
-    /// half of its first tasks (the root's children, the largest subtrees of the run) to the
-    /// other GPUs before its own warps spread them (default `true`; `docs/benchmarks.md`,
-    /// "Several GPUs", has the runs with and without it).
+    /// GPU, several GPUs (`devices`: `All` or `List`, not `Partitions`, whose kernels share
+    /// one GPU's SMs), with `spread_after` 0: the first GPU starts with a standing request for
+    /// work from the others, so that the root's warp hands the oldest half of its first tasks
+    /// (the root's children, the largest subtrees of the run) to the other GPUs before its own
+    /// warps spread them (default `true`; `docs/benchmarks.md`, "Several GPUs", has the runs
+    /// with and without it).
     pub split_start: bool,
 }
 

@@ -32,8 +32,8 @@ pub const NONE: u32 = u32::MAX;
 /// it stands for. Every slot index is below it (the host checks that a run's slots fit).
 pub const IMPORT_BASE: u32 = 0xFFFF_0000;
 
-/// The request ([`Control::hungry`]) the first GPU of a multi-GPU run starts with when
-/// `Config::split_start` is on: an epoch no courier uses before its 16-millionth request, and
+/// The request ([`Control::hungry`]) the first GPU of a run on several GPUs (not partitions
+/// of one) starts with when `Config::split_start` is on: an epoch no courier uses before its 16-millionth request, and
 /// a share of 1 (256ths of the warps, by `peer::serves`' hash, which always picks warp 0). The
 /// root's warp therefore exports the oldest half of its first private tasks, the root's
 /// children, before local thieves spread them, and the other GPUs start on the largest

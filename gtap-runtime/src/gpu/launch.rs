@@ -238,9 +238,11 @@ impl Inner {
             live_here: u64::from(part.gpu == 0),
             // The first GPU of a run on several starts with a standing request for work, so
             // that the root's children go to the other GPUs before local thieves take them
-            // (`layout::SPLIT_START_REQUEST`).
+            // (`layout::SPLIT_START_REQUEST`). Not between partitions of one GPU, which
+            // share its SMs: the split adds no SMs there.
             hungry: if part.gpus > 1
                 && part.gpu == 0
+                && self.share == 1
                 && self.config.split_start
                 && self.config.spread_after.is_zero()
             {

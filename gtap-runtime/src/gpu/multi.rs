@@ -9,7 +9,8 @@
 //!    other's (`cuCtxEnablePeerAccess`): the task records, queues and control words the
 //!    kernels share, the root's result, and the user's buffers, which live on the first GPU
 //!    (peer-mapped, not replicated: a buffer is one allocation, so a task writes it wherever
-//!    it runs, and `download` reads it from one place).
+//!    it runs, and `download` reads it from one place). Read-only tables
+//!    (`Runtime::replicate`) have a copy on every GPU instead (`replicas.rs`).
 //! 2. [`run`]: each GPU's pools, params and control block are prepared (the root's slot on
 //!    the first), then every GPU gets the same peer table (`layout::PeerInfo`: where each
 //!    GPU's control block, slots, overflow queues and completion inbox are), then the kernels
