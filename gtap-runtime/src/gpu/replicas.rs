@@ -23,6 +23,15 @@
 //!   GPU's transfer stream fills copy 0 from the host and the others from copy 0.
 //! - Nothing is unmapped, released or freed through a lost context (the first GPU's
 //!   [`Token`]; a fault marks every device lost, `contexts.rs`): the reset reclaims it.
+//!
+//! # Ordering
+//!
+//! No atomics: every copy into a table (host to copy 0, copy 0 to the others) is waited for on
+//! the host (`cuStreamSynchronize`) before `replicate` or `replicate_into` returns, and runs
+//! take `&mut Runtime`, so each kernel of a later run is launched after the copies completed
+//! and reads their bytes on every GPU. A refill needs `&Runtime` and so happens between runs;
+//! dropping a `Replicated` while a run still uses its handle is the misuse every handle's
+//! docs forbid (as for buffers).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
