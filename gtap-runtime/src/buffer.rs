@@ -81,6 +81,34 @@ impl HostMem {
         Ok(Self { ptr, layout })
     }
 
+    /// Memory holding a copy of `data`.
+    pub(crate) fn copy_of<T: Copy>(data: &[T]) -> Result<Self> {
+        let mut mem = Self::zeroed(0, align_of::<T>())?;
+        mem.refill(data)?;
+        Ok(mem)
+    }
+
+    /// Copies `data` to the start, growing the allocation first when it is too small (the old
+    /// one is freed before the larger one is made). On an error the allocation is empty.
+    pub(crate) fn refill<T: Copy>(&mut self, data: &[T]) -> Result<()> {
+        let bytes = size_of_val(data);
+        if self.capacity() < bytes {
+            *self = Self::zeroed(0, align_of::<T>())?;
+            *self = Self::zeroed(bytes, align_of::<T>())?;
+        }
+        // SAFETY: the allocation holds at least `bytes` bytes aligned for T (`zeroed` aligns to
+        // `align_of::<T>()` at least, and a kept allocation was made for this element type),
+        // and does not overlap `data` (it is this value's own).
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                self.ptr.as_ptr().cast::<T>(),
+                data.len(),
+            );
+        }
+        Ok(())
+    }
+
     /// The first byte.
     pub(crate) fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
@@ -127,14 +155,8 @@ impl<T: Copy + 'static> core::fmt::Debug for Buffer<T> {
 impl<T: Copy + 'static> Buffer<T> {
     /// A host buffer holding a copy of `data`.
     pub(crate) fn host_from(data: &[T]) -> Result<Self> {
-        let bytes = size_of_val(data);
-        let mem = HostMem::zeroed(bytes, align_of::<T>())?;
-        // SAFETY: `mem` holds `bytes` bytes, does not overlap `data`, and is aligned for T.
-        unsafe {
-            core::ptr::copy_nonoverlapping(data.as_ptr(), mem.ptr.as_ptr().cast::<T>(), data.len());
-        }
         Ok(Self {
-            storage: Storage::Host(mem),
+            storage: Storage::Host(HostMem::copy_of(data)?),
             len: data.len(),
             _marker: PhantomData,
         })
@@ -255,20 +277,9 @@ impl<T: Copy + 'static> Buffer<T> {
         let Storage::Host(mem) = &mut self.storage else {
             return Ok(false);
         };
-        let bytes = size_of_val(data);
-        if mem.capacity() < bytes {
-            self.len = 0;
-            // Free the old allocation before making the larger one.
-            *mem = HostMem::zeroed(0, align_of::<T>())?;
-            *mem = HostMem::zeroed(bytes, align_of::<T>())?;
-        }
-        // SAFETY: `mem` holds at least `bytes` bytes aligned for T, and does not overlap
-        // `data` (the buffer owns it; `data` is a shared borrow from elsewhere).
-        unsafe {
-            core::ptr::copy_nonoverlapping(data.as_ptr(), mem.ptr.as_ptr().cast::<T>(), data.len());
-        }
-        self.len = data.len();
-        Ok(true)
+        let r = mem.refill(data);
+        self.len = if r.is_ok() { data.len() } else { 0 };
+        r.map(|()| true)
     }
 }
 

@@ -61,14 +61,8 @@ impl<T: Copy + 'static> core::fmt::Debug for Replicated<T> {
 impl<T: Copy + 'static> Replicated<T> {
     /// A host table holding a copy of `data` (the CPU executor's).
     pub(crate) fn host_from(data: &[T]) -> Result<Self> {
-        let mem = HostMem::zeroed(size_of_val(data), align_of::<T>())?;
-        // SAFETY: `mem` holds `size_of_val(data)` bytes aligned for T and does not overlap
-        // `data`.
-        unsafe {
-            core::ptr::copy_nonoverlapping(data.as_ptr(), mem.as_ptr().cast::<T>(), data.len());
-        }
         Ok(Self {
-            copies: Copies::Host(mem),
+            copies: Copies::Host(HostMem::copy_of(data)?),
             len: data.len(),
             _marker: PhantomData,
         })
@@ -107,17 +101,9 @@ impl<T: Copy + 'static> Replicated<T> {
         let Copies::Host(mem) = &mut self.copies else {
             return Ok(false);
         };
-        if mem.capacity() < size_of_val(data) {
-            self.len = 0;
-            *mem = HostMem::zeroed(0, align_of::<T>())?;
-            *mem = HostMem::zeroed(size_of_val(data), align_of::<T>())?;
-        }
-        // SAFETY: `mem` holds at least `size_of_val(data)` bytes aligned for T, and does not
-        // overlap `data` (the table owns it).
-        unsafe {
-            core::ptr::copy_nonoverlapping(data.as_ptr(), mem.as_ptr().cast::<T>(), data.len());
-        }
-        Ok(true)
+        let r = mem.refill(data);
+        self.len = if r.is_ok() { data.len() } else { 0 };
+        r.map(|()| true)
     }
 
     /// The handle tasks read through; valid while `self` lives.

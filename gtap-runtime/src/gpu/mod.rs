@@ -475,7 +475,7 @@ pub(crate) struct GpuBackend {
 impl GpuBackend {
     pub(crate) fn new(config: &Config, ptx: &'static str) -> Result<Self> {
         let (ordinals, share) = multi::ordinals(&config.devices)?;
-        let inner = Box::new(Inner::new(config, ptx, ordinals[0], 0, share)?);
+        let mut inner = Box::new(Inner::new(config, ptx, ordinals[0], 0, share)?);
         let mut others = Vec::new();
         for (i, &d) in ordinals.iter().enumerate().skip(1) {
             others.push(Inner::new(config, ptx, d, i as u32, share)?);
@@ -487,7 +487,6 @@ impl GpuBackend {
             inner.context_use.token(),
             config.transfer,
         )?;
-        let mut inner = inner;
         let devices: Vec<sys::CUdevice> = std::iter::once(&*inner)
             .chain(&others)
             .map(|i| i.ctx.cu_device())
