@@ -192,10 +192,13 @@ impl<const N: usize> Join<N> {
         }
     }
 
-    /// Warp `warp` runs `child` and tells the parent under the inline rule (`worker/lane.rs`,
-    /// `Warp::waits_for_one`): a parent that is unmarked and waits for this child alone is
-    /// completed at once, with plain accesses and no fence; any other goes through `run`'s
-    /// paths. `check_mark = false` drops the mark test (the `no_mark_check` model).
+    /// Warp `warp` runs `child` and tells the parent under the inline rules (`worker/lane.rs`):
+    /// a parent that is unmarked and waits for this child alone is completed at once, with
+    /// plain accesses and no fence (`Warp::waits_for_one`); a marked parent is told by the
+    /// lane itself with its own fence and acquire RMW, and the lane whose RMW was the last
+    /// resumes it at once (`Warp::tell_shared_in_lane`: the shared path for a group of one,
+    /// `complete_shared` here); any other goes through `run`'s paths. `check_mark = false`
+    /// drops the mark test (the `no_mark_check` model).
     fn run_inline(&self, child: u32, warp: u32, check_mark: bool) {
         let c = child as usize;
         write(&self.results[c], work(read(&self.args[c])));
@@ -315,11 +318,11 @@ fn owner_plain_then_release(join: &Join<3>) {
 /// Runs the inline-rule model: the owner spawns two children, releases child 1 when
 /// `release`, finishes child 0 (and takes child 1 back if nobody stole it); the thief steals
 /// and finishes what it claims; every finish uses the inline rule. Returns the outcomes.
-fn check_inline(release: bool, check_mark: bool) -> BTreeSet<(u32, u32)> {
+fn check_inline(release: bool, check_mark: bool, fences: Fences) -> BTreeSet<(u32, u32)> {
     let seen = StdArc::new(Mutex::new(BTreeSet::new()));
     let record = StdArc::clone(&seen);
     loom::model(move || {
-        let join = Arc::new(Join::<2>::new(ALL));
+        let join = Arc::new(Join::<2>::new(fences));
         let thief = {
             let join = Arc::clone(&join);
             thread::spawn(move || {
@@ -411,7 +414,7 @@ fn no_refill_acquire() {
 fn inline_owner_only() {
     // Nothing released: the second child finds the parent unmarked and waiting for it alone,
     // and completes it in the lane (no fence), while a thief finds nothing to steal.
-    let seen = check_inline(false, true);
+    let seen = check_inline(false, true, ALL);
     assert_eq!(seen, BTreeSet::from([(0, OWNER)]), "{seen:?}");
 }
 
@@ -419,7 +422,7 @@ fn inline_owner_only() {
 fn inline_rule_with_thief() {
     // A released sibling: the mark sends every finish through the shared path, whichever warp
     // runs it and whichever completes the join.
-    let seen = check_inline(true, true);
+    let seen = check_inline(true, true, ALL);
     assert!(seen.contains(&(THIEF, THIEF)), "{seen:?}");
     assert!(seen.contains(&(THIEF, OWNER)), "{seen:?}");
     assert!(seen.contains(&(OWNER, OWNER)), "{seen:?}");
@@ -430,7 +433,38 @@ fn inline_rule_with_thief() {
 fn no_mark_check() {
     // Without the mark test, the owner sees `pending == 1` after the thief's decrement and
     // completes the join with no acquire: it reads the thief's result unordered.
-    check_inline(true, false);
+    check_inline(true, false, ALL);
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn inline_shared_no_fence() {
+    // The lane that tells a marked parent in its body must fence before its RMW even though
+    // the RMW counts its own child alone: without it, the lane whose RMW is the last (on the
+    // other warp) reads this child's result unordered.
+    check_inline(
+        true,
+        true,
+        Fences {
+            before_rmw: false,
+            ..ALL
+        },
+    );
+}
+
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn inline_shared_relaxed_rmw() {
+    // The lane whose RMW is the last resumes the parent at once, with no fence after it: a
+    // relaxed RMW would leave the other warp's result unordered before that read.
+    check_inline(
+        true,
+        true,
+        Fences {
+            acquire_rmw: false,
+            ..ALL
+        },
+    );
 }
 
 #[test]

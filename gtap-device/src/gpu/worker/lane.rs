@@ -20,8 +20,16 @@
 //!   warp knows it. Its ancestors up to depth 0 were stepped by this lane in this batch, so
 //!   their `pending` was set by this lane and their other children are on this warp's ring,
 //!   unpublished until the batch ends: nobody else touches those `pending` counters during the
-//!   batch, and plain loads and stores in program order suffice (no fence, no atomic). The
-//!   batch task itself (depth 0) finishes through the warp's join rounds as before.
+//!   batch, and plain loads and stores in program order suffice (no fence, no atomic).
+//! - **The batch task's parent.** The batch task (depth 0) tells its parent itself, and may
+//!   resume it, in two cases: the parent's join is owner-only and waits for this child alone
+//!   (plain accesses, as above: nobody else may touch that counter), or the join is shared
+//!   (marked: a child may finish on any warp). A shared join takes `join.rs`'s device-scope
+//!   protocol for a group of one: the lane's own `fence.acq_rel.gpu` releases what it wrote
+//!   (its result in the parent's frame), and its acquire RMW on `pending`, if it was the last,
+//!   acquires every sibling's. A climb of a stolen subtree's ancestors thus costs a fence and
+//!   an RMW a level instead of a batch a level. Any other parent, or a lane out of budget,
+//!   goes through the warp's join rounds after the bodies.
 //! - **Budget.** A lane runs at most `inline_steps` steps inline per batch, so a batch stays
 //!   short (thieves wait for the batch's end to see releases, and the watchdog for its
 //!   heartbeat) and the slots it frees fit in its free array (see `MAX_INLINE_STEPS`). A held
@@ -273,22 +281,27 @@ pub(crate) unsafe fn run_lane<P: Program>(
                 }
                 Step::Done if P::JOINS => {
                     // Finished: tell the parent. The lane does it itself, and may run the
-                    // parent next, when the parent's join is the lane's: a parent it stepped
-                    // in this batch (depth >= 1), or an owner-only parent waiting for this
-                    // child alone. Otherwise the warp's join rounds do it after the bodies.
+                    // parent next, when it may settle the parent's join alone: a parent it
+                    // stepped in this batch (depth >= 1), an owner-only parent waiting for
+                    // this child alone, or a shared parent (the device-scope protocol for a
+                    // group of one). Otherwise the warp's join rounds do it after the bodies.
                     let mut fin = cur;
                     let mut parent = hd.parent;
                     loop {
+                        let mut shared = false;
                         if depth == 0 {
                             if !(budget > 0 && is_slot(parent) && w.waits_for_one(parent)) {
-                                out.to_free = fin;
-                                out.notify = true;
-                                out.notify_parent = parent;
-                                // Read now, used by the join rounds after the bodies: the
-                                // load's latency hides behind the other lanes' bodies (a
-                                // mark changes only between batches, see `join.rs`).
-                                out.notify_shared = wf && is_slot(parent) && w.is_shared(parent);
-                                break 'lane;
+                                // Read now either way: the join rounds use it too, and the
+                                // load's latency hides behind the other lanes' bodies (a mark
+                                // changes only between batches, see `join.rs`).
+                                shared = wf && is_slot(parent) && w.is_shared(parent);
+                                if !(shared && budget > 0) {
+                                    out.to_free = fin;
+                                    out.notify = true;
+                                    out.notify_parent = parent;
+                                    out.notify_shared = shared;
+                                    break 'lane;
+                                }
                             }
                             budget -= 1;
                         } else {
@@ -297,18 +310,30 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         w.lane_free_put(ctx.ext.lane_free, fin);
                         ctx.ext.lane_free += 1;
                         let ph = w.header(parent);
-                        // The whole header at once: the parent's join is the lane's (plain
-                        // accesses), and if this was its last child it runs next, reading its
-                        // frame (asked for now, so both round trips overlap).
-                        w.prefetch_frame(ph);
-                        let mut pd = w.load_header(ph);
-                        pd.pending -= 1;
-                        if pd.pending != 0 {
-                            (*ph).pending = pd.pending;
-                            break 'lane;
-                        }
-                        // Its last child: the completed join's counter is not stored (see
-                        // `Warp::tell_parent`).
+                        let pd = if shared {
+                            // Another warp may hold a sibling: the fence and acquire RMW of
+                            // `join.rs`, then, the last child, the parent's header and frame
+                            // as its other children left them (both asked for at once).
+                            if !w.tell_shared_in_lane(ph) {
+                                break 'lane;
+                            }
+                            w.prefetch_frame(ph);
+                            w.load_header(ph)
+                        } else {
+                            // The whole header at once: the parent's join is the lane's
+                            // (plain accesses), and if this was its last child it runs next,
+                            // reading its frame (asked for now, so both round trips overlap).
+                            w.prefetch_frame(ph);
+                            let mut pd = w.load_header(ph);
+                            pd.pending -= 1;
+                            if pd.pending != 0 {
+                                (*ph).pending = pd.pending;
+                                break 'lane;
+                            }
+                            // Its last child: the completed join's counter is not stored
+                            // (see `Warp::tell_parent`).
+                            pd
+                        };
                         if pd.flags & FLAG_DONE != 0 {
                             // Its body had returned: it is complete too.
                             fin = parent;
