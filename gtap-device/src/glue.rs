@@ -388,10 +388,7 @@ pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
 ) -> T::Output {
     let clone = cx.seq_spawn(queue, spawned);
     if T::HAS_SEQ && clone {
-        let outer = cx.seq_enter(T::ID);
-        let out = T::seq(cx, args);
-        cx.seq_leave(outer);
-        out
+        cx.seq_call::<T>(args)
     } else {
         cx.run_task::<T>(queue, args)
     }

@@ -180,12 +180,9 @@ pub trait SeqContext {
     /// At a `taskwait!(queue = queue)`: checks the queue and restarts the spawn count.
     fn seq_wait(&mut self, queue: u32, spawned: &mut u32);
 
-    /// The clone of `kind` starts: returns the kind that was running, for
-    /// [`SeqContext::seq_leave`] (a panic is reported against the innermost kind).
-    fn seq_enter(&mut self, kind: KindId) -> KindId;
-
-    /// The clone that [`SeqContext::seq_enter`] started returned.
-    fn seq_leave(&mut self, outer: KindId);
+    /// Runs `T`'s clone on `args` and returns its result: the executor's bookkeeping around
+    /// the call (a panic is reported against the innermost kind that was running).
+    fn seq_call<T: TaskFn>(&mut self, args: T::Args) -> T::Output;
 }
 
 /// The lines of a source file that a task function spans (`file!()` as the crate was
@@ -466,9 +463,7 @@ pub unsafe fn seq_of<T: TaskFn, S: SeqContext>(
     }
     // SAFETY: the caller's contract; the arguments are `Copy`.
     let args = unsafe { args.cast::<T::Args>().read() };
-    let outer = cx.seq_enter(T::ID);
-    let out = T::seq(cx, args);
-    cx.seq_leave(outer);
+    let out = cx.seq_call::<T>(args);
     if !result_dst.is_null() {
         // SAFETY: the caller's contract.
         unsafe { result_dst.cast::<T::Output>().write(out) };

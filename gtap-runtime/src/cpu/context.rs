@@ -62,6 +62,10 @@ pub(super) struct Child {
 /// (`docs/cpu-executor.md`, "Exposing the top of what a thief takes").
 pub(super) const EXPOSE_LEVELS: u32 = 8;
 
+/// Spawns in sequential clones between two looks at the run ([`WorkerState::clone_checkpoint`]),
+/// as often as the state machines look ([`CPU_CHECK_EVERY`] steps).
+pub(super) const CLONE_CHECK_EVERY: u32 = CPU_CHECK_EVERY as u32;
+
 /// What one worker holds while it takes part in a run.
 pub(super) struct WorkerState<'a, 'r> {
     pub(super) run: &'a Run<'r>,
@@ -82,8 +86,18 @@ pub(super) struct WorkerState<'a, 'r> {
     pub(super) aborting: bool,
     /// The kind of the innermost running step, to name it when it panics.
     pub(super) kind: KindId,
-    /// Address of a local of the worker loop: the native stack used is measured from here.
-    pub(super) stack_base: usize,
+    /// The address [`INLINE_STACK_BYTES`] below a local of the worker loop: the native stack
+    /// used is measured from that local, and a frame at an address less than
+    /// `2 * INLINE_STACK_BYTES` above this one is within the budget (one subtraction and one
+    /// comparison a check).
+    pub(super) stack_low: usize,
+    /// Sequential clones' spawns left before the next look at the run (its stop request and
+    /// failure) and the next addition to `steps` and `inline`: one decrement a spawn instead
+    /// of two counters and a remainder (`WorkerState::clone_checkpoint`).
+    pub(super) clone_left: u32,
+    /// Spawns in clones that ran their child as a task (`SeqCx::run_task`): the countdown
+    /// counted them as children run as clones, and the task counts itself.
+    pub(super) clone_demoted: u64,
     /// Whether this worker is counted in `Run::hungry`.
     pub(super) hungry: bool,
     /// Levels of children below the running step that still run as tasks (state machines
@@ -128,7 +142,9 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             error: None,
             aborting: false,
             kind: 0,
-            stack_base,
+            stack_low: stack_base.wrapping_sub(INLINE_STACK_BYTES),
+            clone_left: CLONE_CHECK_EVERY,
+            clone_demoted: 0,
             hungry: false,
             expose: 0,
             queues: run.queues,
@@ -188,6 +204,35 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         self.aborting
     }
 
+    /// Every [`CLONE_CHECK_EVERY`] spawns in sequential clones (`seq.rs`): counts them as
+    /// steps and as children run as calls, looks at the run's stop request and failure, and
+    /// returns whether this worker must stop.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn clone_checkpoint(&mut self) -> bool {
+        self.clone_left = CLONE_CHECK_EVERY;
+        self.steps += u64::from(CLONE_CHECK_EVERY);
+        self.inline += u64::from(CLONE_CHECK_EVERY);
+        if self.run.stop.armed() {
+            self.run.check_stop();
+        }
+        if self.run.failed() {
+            self.aborting = true;
+        }
+        self.aborting
+    }
+
+    /// Adds the clones' spawns since the last [`WorkerState::clone_checkpoint`] to `steps`
+    /// and `inline`, less those that ran as tasks (once, when the worker leaves the run,
+    /// before its statistics are read).
+    pub(super) fn count_clones(&mut self) {
+        let done = u64::from(CLONE_CHECK_EVERY - self.clone_left);
+        self.steps += done;
+        self.inline += done - self.clone_demoted;
+        self.clone_left = CLONE_CHECK_EVERY;
+        self.clone_demoted = 0;
+    }
+
     /// The error for the running step's queue hint `queue` when the run has no such queue.
     /// Queue 0 always exists, so a constant 0 hint (the common case) folds the check away.
     #[inline(always)]
@@ -225,9 +270,13 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// loop is below [`INLINE_STACK_BYTES`].
     #[inline]
     pub(super) fn stack_allows_inline(&self) -> bool {
+        // The address of a local of this frame (the function is inlined into the step or
+        // clone that spawns): no `black_box`, which stored the local and cost three
+        // instructions a spawn in clones.
         let probe = 0u8;
-        let here = core::hint::black_box(&raw const probe) as usize;
-        here.abs_diff(self.stack_base) < INLINE_STACK_BYTES
+        let here = (&raw const probe) as usize;
+        // `|here - base| < INLINE_STACK_BYTES`, as one range test.
+        here.wrapping_sub(self.stack_low) < 2 * INLINE_STACK_BYTES
     }
 
     /// The error for an arena that ran out.
@@ -326,6 +375,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             // SAFETY: `child.frame` holds the child's arguments (written by `spawn_task`
             // before its parent's join) and `child.result_dst` is null or its result's slot.
             if unsafe { P::dispatch_seq(&mut seq, child.kind, child.frame, child.result_dst) } {
+                self.inline += 1;
                 return;
             }
         }

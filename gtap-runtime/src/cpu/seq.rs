@@ -21,7 +21,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::sync::atomic::Ordering;
 
-use gtap_device::task::{Context, KindId, Program, SeqContext, TaskFn};
+use gtap_device::task::{Context, Program, SeqContext, TaskFn};
 
 use super::context::{Cx, WorkerState};
 use crate::error::Error;
@@ -85,7 +85,8 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
             });
         }
         *spawned += 1;
-        if w.count_step() {
+        w.clone_left -= 1;
+        if w.clone_left == 0 && w.clone_checkpoint() {
             abort();
         }
         w.clone_allowed()
@@ -93,6 +94,7 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
 
     fn run_task<T: TaskFn>(&mut self, queue: u32, args: T::Args) -> T::Output {
         let w = &mut *self.w;
+        w.clone_demoted += 1;
         let mark = w.frames.mark();
         let fits = size_of::<T::Output>() <= w.frames.stride() && align_of::<T::Output>() <= 16;
         // The result's slot: a frame of the region (see the module docs), or a box for an
@@ -145,13 +147,16 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
     }
 
     #[inline(always)]
-    fn seq_enter(&mut self, kind: KindId) -> KindId {
-        self.w.inline += 1;
-        core::mem::replace(&mut self.w.kind, kind)
-    }
-
-    #[inline(always)]
-    fn seq_leave(&mut self, outer: KindId) {
+    fn seq_call<T: TaskFn>(&mut self, args: T::Args) -> T::Output {
+        // Counted by `seq_spawn`'s countdown (or by `run_inline`, for a clone entered from a
+        // call). Every clone and step leaves the kind as it found it, so a recursion of one
+        // function (the common case) has nothing to save or restore.
+        if self.w.kind == T::ID {
+            return T::seq(self, args);
+        }
+        let outer = core::mem::replace(&mut self.w.kind, T::ID);
+        let out = T::seq(self, args);
         self.w.kind = outer;
+        out
     }
 }

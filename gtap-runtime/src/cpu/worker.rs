@@ -218,6 +218,7 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
         }
     }
     w.set_hungry(false);
+    w.count_clones();
     // Ordering: Relaxed; statistics, read after the broadcast returns (its mutex orders them).
     run.steps.fetch_add(w.steps, Ordering::Relaxed);
     // Ordering: Relaxed; as above.
