@@ -79,12 +79,19 @@
 //!   for the count to reach zero; it reads both results and frees the cell. `relaxed_decrement`
 //!   and `state_after_decrement` (a finishing child touching the cell after its decrement) must
 //!   be rejected.
+//! - `cpu_finish::last_child_known_from_the_count`: how a finishing record tells its suspended
+//!   parent on the CPU executor (`worker.rs`, `finish`): a child whose Acquire load reads a
+//!   count of 1 is the last without an RMW and leaves the count unwritten; two children (one
+//!   stolen) finish in either order, the parent resumes once, reads both results and joins a
+//!   third child whose finish must not see the stale count. `relaxed_load` must be rejected.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
 
 #[cfg(test)]
 mod cell;
+#[cfg(test)]
+mod cpu_finish;
 #[cfg(test)]
 mod cpu_join;
 #[cfg(test)]

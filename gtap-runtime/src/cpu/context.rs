@@ -30,7 +30,7 @@
 //! was running.
 
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_deque::{Steal, Worker};
 use gtap_device::task::{Context, KindId, Program, Step};
@@ -38,7 +38,7 @@ use gtap_device::task::{Context, KindId, Program, Step};
 use super::join::Level;
 use super::record::{Arena, FrameStack, Header, TaskPtr, ZOMBIE};
 use super::seq::SeqCx;
-use super::worker::{finish, steal, Run};
+use super::worker::{finish, request_work, steal, Run};
 use crate::error::Error;
 use crate::stop::CPU_CHECK_EVERY;
 
@@ -98,8 +98,9 @@ pub(super) struct WorkerState<'a, 'r> {
     /// Spawns in clones that ran their child as a task (`SeqCx::run_task`): the countdown
     /// counted them as children run as clones, and the task counts itself.
     pub(super) clone_demoted: u64,
-    /// Whether this worker is counted in `Run::hungry`.
-    pub(super) hungry: bool,
+    /// This worker's request flag in `Run::wanted`: set when an idle worker asks it for work
+    /// (join.rs, "Promotion on request").
+    pub(super) wanted: &'a AtomicBool,
     /// Levels of children below the running step that still run as tasks (state machines
     /// whose unstarted children can be promoted), not as clones: [`EXPOSE_LEVELS`] below a
     /// record's step and below a task a clone exposed for a hungry worker, so that a thief
@@ -145,7 +146,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             stack_low: stack_base.wrapping_sub(INLINE_STACK_BYTES),
             clone_left: CLONE_CHECK_EVERY,
             clone_demoted: 0,
-            hungry: false,
+            wanted: &run.wanted[index],
             expose: 0,
             queues: run.queues,
             max_children: run.max_children as usize,
@@ -157,17 +158,9 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         }
     }
 
-    /// Marks this worker as idle (counted in `Run::hungry`) or busy.
-    pub(super) fn set_hungry(&mut self, hungry: bool) {
-        if self.hungry != hungry {
-            self.hungry = hungry;
-            // Ordering: Relaxed; a hint for promotion, which is correct whatever it reads.
-            if hungry {
-                self.run.hungry.fetch_add(1, Ordering::Relaxed);
-            } else {
-                self.run.hungry.fetch_sub(1, Ordering::Relaxed);
-            }
-        }
+    /// Found no task: asks a random other worker for work (join.rs, "Promotion on request").
+    pub(super) fn request_work(&mut self) {
+        request_work(self.run, self.index, self.rng);
     }
 
     /// The next task from this worker's deque, else stolen from another's.
@@ -357,12 +350,21 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// Publishes the record children `records[from..]`: the first is returned, for this
     /// worker to run next (depth first, as a sequential run would); the others are pushed last
     /// first, so that this worker pops them in spawn order and thieves take the later ones.
+    #[inline]
     fn publish(&mut self, from: usize) -> Option<TaskPtr> {
         let (&first, rest) = self.records[from..].split_first()?;
-        for &child in rest.iter().rev() {
-            self.deque.push(child);
+        if !rest.is_empty() {
+            self.push_all(rest.len(), from + 1);
         }
         Some(first)
+    }
+
+    /// Pushes `records[from..from + n]`, last first (the rest of [`WorkerState::publish`]).
+    #[inline(never)]
+    fn push_all(&mut self, n: usize, from: usize) {
+        for &child in self.records[from..from + n].iter().rev() {
+            self.deque.push(child);
+        }
     }
 
     /// Runs the inline child `child` as a call.
@@ -607,7 +609,14 @@ impl<P: Program> Cx<'_, '_, '_, P> {
             w.error.get_or_insert(error);
             return true;
         }
-        if self.join() {
+        // A record's step whose children are all records has nothing to run here: they
+        // suspend it (the common case of a chain past the native stack's budget).
+        let joins_here = self.record.is_none() || self.w.children.len() > self.children_base;
+        if if joins_here {
+            self.join()
+        } else {
+            self.w.aborting
+        } {
             return true;
         }
         match self.record {

@@ -2,13 +2,25 @@
 //! ones one after the other, the records on a *join cell* while the worker helps, and when a
 //! worker is hungry, the promotion of unstarted inline children to records.
 //!
-//! # Promotion
+//! # Promotion on request
 //!
-//! Before each inline child starts, the worker reads `Run::hungry` (relaxed). When a worker is
-//! idle and this worker's deque is empty, the unstarted inline children of the *outermost*
-//! join in progress on this worker become records (their frames copied), pushed on its deque
-//! where thieves find them: the oldest unstarted children are the largest pieces of work the
-//! worker holds. Until somebody is hungry, promotion costs that one load.
+//! A worker that finds no task (its deque empty, a round of steals failed) asks a random other
+//! worker for work: it sets that worker's flag in `Run::wanted` (`worker.rs`,
+//! `request_work`), and goes on stealing. Before each inline child starts, a worker reads its
+//! own flag (relaxed). When it is set and the worker's deque is empty, the unstarted inline
+//! children of the *outermost* join in progress on this worker become records (their frames
+//! copied), pushed on its deque where thieves find them: the oldest unstarted children are the
+//! largest pieces of work the worker holds. The worker then clears its flag. A worker whose
+//! deque already holds work clears the flag without promoting: that work is there for the
+//! asker to steal. Until somebody asks, promotion costs one load of a line that only this
+//! worker writes, and an answered request costs one promotion, not one per child while
+//! anybody anywhere is idle (the hungry count that this replaces made every `task!` of a
+//! clone run its child as a task while any worker was idle, and every idle worker's coming
+//! and going invalidated the line each spawn read: `docs/cpu-executor.md`).
+//!
+//! The flag is a hint: whatever a worker reads, it runs its children correctly, and no data
+//! travels through it (the promoted records are published by the deque's push, a release, and
+//! taken by a pop or steal, an acquire), so every access to it is Relaxed.
 //!
 //! # Joining records from a call
 //!
@@ -64,11 +76,25 @@ impl WorkerState<'_, '_> {
         Some(TaskPtr(record))
     }
 
-    /// Whether to promote now: some worker is idle and this one has nothing to give it.
+    /// Whether to promote now: a worker asked this one for work, and it has none on its deque
+    /// to give. A request that the deque can answer is cleared here.
     #[inline]
     pub(super) fn should_promote(&self) -> bool {
-        // Ordering: Relaxed; a hint (see `set_hungry`).
-        self.run.hungry.load(Ordering::Relaxed) != 0 && self.deque.is_empty()
+        // Ordering: Relaxed; a hint (module docs, "Promotion on request").
+        self.wanted.load(Ordering::Relaxed) && self.answer_request()
+    }
+
+    /// A worker asked this one for work: whether it must expose some. `false` (and the request
+    /// cleared) when its deque holds work already, which the asker can steal.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn answer_request(&self) -> bool {
+        if self.deque.is_empty() {
+            return true;
+        }
+        // Ordering: Relaxed; a hint (module docs).
+        self.wanted.store(false, Ordering::Relaxed);
+        false
     }
 
     /// Turns the unstarted inline children of the outermost join that has any into records
@@ -128,6 +154,9 @@ impl WorkerState<'_, '_> {
         }
         self.records.truncate(base);
         self.levels[j].next = end;
+        // Answered: the records are on the deque for the asker to steal.
+        // Ordering: Relaxed; a hint (module docs).
+        self.wanted.store(false, Ordering::Relaxed);
     }
 
     /// Waits until every record joined on `cell` finished, running tasks meanwhile; then frees
@@ -142,12 +171,10 @@ impl WorkerState<'_, '_> {
             }
             if self.aborting || self.run.over() {
                 self.aborting = true;
-                self.set_hungry(false);
                 return;
             }
             match self.find_task() {
                 Some(task) => {
-                    self.set_hungry(false);
                     idle.reset();
                     let mut next = Some(task);
                     while let Some(task) = next {
@@ -155,7 +182,7 @@ impl WorkerState<'_, '_> {
                     }
                 }
                 None => {
-                    self.set_hungry(true);
+                    self.request_work();
                     if self.run.stop.armed() {
                         self.run.check_stop();
                     }
@@ -163,7 +190,6 @@ impl WorkerState<'_, '_> {
                 }
             }
         }
-        self.set_hungry(false);
         self.arena.free(cell.0);
     }
 }

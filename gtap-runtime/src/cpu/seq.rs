@@ -51,13 +51,14 @@ impl<'w, 'a, 'r, P: Program> SeqCx<'w, 'a, 'r, P> {
 }
 
 impl<'a, 'r> WorkerState<'a, 'r> {
-    /// Whether a child may run as its clone now: no worker is hungry and the native stack
-    /// allows another level of calls.
+    /// Whether a child may run as its clone now: no worker asks this one for work that its
+    /// deque cannot give (join.rs, "Promotion on request"), and the native stack allows
+    /// another level of calls. (Clones run only where children run as calls, so
+    /// `cpu_inline_children` needs no test here.)
     #[inline]
     pub(super) fn clone_allowed(&self) -> bool {
-        // Ordering: Relaxed; a hint (see `set_hungry`).
-        self.inline_children
-            && self.run.hungry.load(Ordering::Relaxed) == 0
+        // Ordering: Relaxed; a hint (join.rs).
+        (!self.wanted.load(Ordering::Relaxed) || !self.answer_request())
             && self.stack_allows_inline()
     }
 

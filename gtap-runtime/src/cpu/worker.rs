@@ -5,8 +5,8 @@
 //!
 //! Each worker runs the task its last step left it (`next`: the step's first record child, or
 //! the parent its last finish resumed) without a trip through the deque; else pops from its
-//! own LIFO deque; else steals a batch from a random victim; else backs off, counted in
-//! `Run::hungry` until it finds work. Running a record calls `P::dispatch` once (one *step*,
+//! own LIFO deque; else steals a batch from a random victim; else asks a random worker for
+//! work (sets its flag in `Run::wanted`) and backs off. Running a record calls `P::dispatch` once (one *step*,
 //! which may run many children as calls inside it), under `catch_unwind`; what happens next
 //! depends on the step's result and on its *record* children:
 //!
@@ -43,7 +43,7 @@
 
 use core::any::Any;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -81,8 +81,9 @@ pub(super) struct Run<'a> {
     pub(super) error: Mutex<Option<Error>>,
     /// Whether children may run as calls (`Config::cpu_inline_children`).
     pub(super) inline_children: bool,
-    /// Workers that found no task the last time they looked (context.rs, "Promotion").
-    pub(super) hungry: CachePadded<AtomicUsize>,
+    /// One request flag per worker, set by idle workers that ask it for work and cleared by
+    /// the worker once it has work on its deque for them (join.rs, "Promotion on request").
+    pub(super) wanted: Box<[CachePadded<AtomicBool>]>,
     pub(super) steps: AtomicU64,
     pub(super) steals: AtomicU64,
     /// Children that ran as calls.
@@ -109,7 +110,10 @@ impl Run<'_> {
             status: CachePadded::new(AtomicU8::new(RUNNING)),
             error: Mutex::new(None),
             inline_children: config.cpu_inline_children,
-            hungry: CachePadded::new(AtomicUsize::new(0)),
+            wanted: stealers
+                .iter()
+                .map(|_| CachePadded::new(AtomicBool::new(false)))
+                .collect(),
             steps: AtomicU64::new(0),
             steals: AtomicU64::new(0),
             inline: AtomicU64::new(0),
@@ -204,12 +208,11 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
         // Own deque first (LIFO: the most recent child, depth first, as in Cilk), then steal.
         match next.take().or_else(|| w.find_task()) {
             Some(task) => {
-                w.set_hungry(false);
                 idle.reset();
                 next = execute_caught::<P>(&mut w, task);
             }
             None => {
-                w.set_hungry(true);
+                w.request_work();
                 if run.stop.armed() {
                     run.check_stop();
                 }
@@ -217,7 +220,6 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
             }
         }
     }
-    w.set_hungry(false);
     w.count_clones();
     // Ordering: Relaxed; statistics, read after the broadcast returns (its mutex orders them).
     run.steps.fetch_add(w.steps, Ordering::Relaxed);
@@ -253,6 +255,35 @@ fn execute_caught<P: Program>(w: &mut WorkerState<'_, '_>, task: TaskPtr) -> Opt
     }
 }
 
+/// A random worker other than `index` (of `n > 1`): xorshift64, cheap, and good enough to
+/// spread thieves and requests over workers.
+fn random_other(index: usize, n: usize, rng: &mut u64) -> usize {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    let k = (*rng % (n as u64 - 1)) as usize;
+    if k >= index {
+        k + 1
+    } else {
+        k
+    }
+}
+
+/// Asks a random other worker for work: sets its request flag unless it is set already (the
+/// load first, so that a flag already raised costs its owner no invalidation).
+pub(super) fn request_work(run: &Run<'_>, index: usize, rng: &mut u64) {
+    let n = run.wanted.len();
+    if n == 1 {
+        return;
+    }
+    let flag = &run.wanted[random_other(index, n, rng)];
+    // Ordering: Relaxed, both; a hint that publishes nothing: the work it asks for travels
+    // through the deque's push (release) and steal (acquire).
+    if !flag.load(Ordering::Relaxed) {
+        flag.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Steals a batch from the victims, starting at a random one.
 pub(super) fn steal(
     run: &Run<'_>,
@@ -264,11 +295,7 @@ pub(super) fn steal(
     if n == 1 {
         return Steal::Empty;
     }
-    // xorshift64: cheap, and good enough to spread thieves over victims.
-    *rng ^= *rng << 13;
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    let start = (*rng % n as u64) as usize;
+    let start = random_other(index, n, rng);
     let mut outcome = Steal::Empty;
     for k in 0..n {
         let victim = (start + k) % n;
@@ -305,15 +332,30 @@ pub(super) fn finish(run: &Run<'_>, arena: &mut Arena, task: TaskPtr) -> Option<
         // child runs; it is read before the decrement because a cell's waiter may free the cell
         // as soon as the count is zero.
         let parent_state = unsafe { parent.as_ref() }.state;
+        if parent_state == JOIN_CELL {
+            // SAFETY: as above.
+            // Ordering: AcqRel; release publishes this subtree's writes to the cell's waiter,
+            // which sees the zero itself (join.rs); nothing here touches the cell again.
+            unsafe { parent.as_ref() }
+                .pending
+                .fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
         // SAFETY: as above.
-        // Ordering: AcqRel; release publishes this subtree's writes, acquire (when reaching
-        // zero) collects every sibling's (see the module docs).
-        let last = unsafe { parent.as_ref() }
-            .pending
-            .fetch_sub(1, Ordering::AcqRel)
-            == 1;
-        if !last || parent_state == JOIN_CELL {
-            // A cell's waiter sees the zero itself (context.rs); nothing here touches it again.
+        let pending = unsafe { &parent.as_ref().pending };
+        // The last child, known without an RMW: a count of 1 means every sibling has already
+        // decremented, so no other thread writes the counter again, and the decrement to 0 is
+        // not stored (the parent is resumed or finished next; its next join stores a fresh
+        // count, and nobody reads a count in between). A chain's climb thus reads its parent
+        // instead of waiting on a locked RMW of a line that left the cache long ago.
+        // Ordering: Acquire; reading 1 (written by the last sibling's AcqRel decrement, or the
+        // count stored before this child was published) synchronizes with every sibling's
+        // decrement, whose release sequence it is in: their subtrees' writes happen before
+        // the parent resumes. Otherwise AcqRel, as before: release publishes this subtree's
+        // writes, acquire (when reaching zero) collects every sibling's.
+        let last =
+            pending.load(Ordering::Acquire) == 1 || pending.fetch_sub(1, Ordering::AcqRel) == 1;
+        if !last {
             return None;
         }
         if parent_state != ZOMBIE {
