@@ -37,7 +37,10 @@
 //! - Joins: each finishing child does `fetch_sub(1, AcqRel)` on the parent's `pending`. The
 //!   release publishes the child's subtree (its result in the parent's frame, its writes to
 //!   user data); the decrement that reaches zero acquires them all (the RMWs form one release
-//!   sequence) before it resumes or finishes the parent.
+//!   sequence) before it resumes or finishes the parent. A child that first loads the count
+//!   (Acquire) and reads 1 is the last without an RMW: every sibling decremented already, and
+//!   the load synchronizes with all of them (`finish`; `docs/cpu-executor.md`, "The last
+//!   child's test"; `loom-models/src/cpu_finish.rs`).
 //! - End of run: the broadcast returns under the pool's mutex, so the root's result and every
 //!   task's writes happen-before the host reads them.
 
