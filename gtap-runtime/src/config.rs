@@ -173,8 +173,9 @@ pub struct Config {
     /// CPU: run a child that no idle worker needs as a call on its parent's worker (in release
     /// builds as its function's sequential clone, the body with each `task!` a call; else its
     /// state machine with its frame in a per-worker stack region), and make it a record on a
-    /// deque only when a worker is idle (default `true`; `docs/cpu-executor.md`). `false`
-    /// makes every child a record, the executor's earlier design, kept to measure against.
+    /// deque only when an idle worker asks for work (default `true`; `docs/cpu-executor.md`).
+    /// `false` makes every child a record, the executor's earlier design, kept to measure
+    /// against.
     pub cpu_inline_children: bool,
     /// Both: children one task may spawn between two `taskwait!()`s (default 64).
     pub max_children: u32,

@@ -59,7 +59,7 @@ pub(super) struct Child {
 /// Levels of children run as tasks below a record's step (see `WorkerState::expose`). On 16
 /// workers, 8 levels took fib(32) from 8.7-9.2 ms to 4.2-4.8 and UTS 1e5 from 4.7-4.8 to
 /// 1.7-2.1, 4 levels about half way, and 1-2 workers moved within the machine's noise
-/// (`docs/cpu-executor.md`, "Exposing the top of what a thief takes").
+/// (`docs/benchmarks.md`, "The CPU executor's design, measured").
 pub(super) const EXPOSE_LEVELS: u32 = 8;
 
 /// Spawns in sequential clones between two looks at the run ([`WorkerState::clone_checkpoint`]),

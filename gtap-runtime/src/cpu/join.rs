@@ -16,7 +16,8 @@
 //! worker writes, and an answered request costs one promotion, not one per child while
 //! anybody anywhere is idle (the hungry count that this replaces made every `task!` of a
 //! clone run its child as a task while any worker was idle, and every idle worker's coming
-//! and going invalidated the line each spawn read: `docs/cpu-executor.md`).
+//! and going invalidated the line each spawn read: `docs/benchmarks.md`, "The CPU executor's
+//! design, measured").
 //!
 //! The flag is a hint: whatever a worker reads, it runs its children correctly, and no data
 //! travels through it (the promoted records are published by the deque's push, a release, and
