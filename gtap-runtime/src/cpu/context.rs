@@ -1,5 +1,5 @@
 //! What a step sees on the CPU (the [`Context`]) and how its children run: as calls on the
-//! worker's own stack while nobody is hungry, as records on the deques when somebody is.
+//! worker's own stack while nobody asks for work, as records on the deques when somebody does.
 //!
 //! # Children as calls
 //!
@@ -15,7 +15,7 @@
 //! protocol) when the frame region is full, when the native stack used since the worker's loop
 //! began passed [`INLINE_STACK_BYTES`] (a chain of 10^6 dependent tasks must not become 10^6
 //! nested calls), or when `Config::cpu_inline_children` is off. How a call joins records, and
-//! how inline children become records when a worker is hungry, is `join.rs`, with the
+//! how inline children become records when an idle worker asks for work, is `join.rs`, with the
 //! memory-model argument.
 //!
 //! # Errors
@@ -103,7 +103,7 @@ pub(super) struct WorkerState<'a, 'r> {
     pub(super) wanted: &'a AtomicBool,
     /// Levels of children below the running step that still run as tasks (state machines
     /// whose unstarted children can be promoted), not as clones: [`EXPOSE_LEVELS`] below a
-    /// record's step and below a task a clone exposed for a hungry worker, so that a thief
+    /// record's step and below a task a clone exposed for a worker that asked, so that a thief
     /// finds the pieces near the top of what it took, not the ones a level below where the
     /// owner happened to be.
     pub(super) expose: u32,

@@ -1,6 +1,6 @@
 //! How a step that runs as a call joins its children (`context.rs` runs them): the inline
-//! ones one after the other, the records on a *join cell* while the worker helps, and when a
-//! worker is hungry, the promotion of unstarted inline children to records.
+//! ones one after the other, the records on a *join cell* while the worker helps, and when an
+//! idle worker asks for work, the promotion of unstarted inline children to records.
 //!
 //! # Promotion on request
 //!

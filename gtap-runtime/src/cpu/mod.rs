@@ -6,8 +6,8 @@
 //!   frame region of children that run as calls.
 //! - `worker.rs`: the worker loop and the join protocol of records.
 //! - `context.rs`: the [`Context`] of a running step and children as calls.
-//! - `join.rs`: the join of a step that runs as a call, and promotion to records when a
-//!   worker is hungry.
+//! - `join.rs`: the join of a step that runs as a call, and promotion to records when an idle
+//!   worker asks for work.
 //! - `seq.rs`: sequential clones, the function bodies as plain calls, for children that no
 //!   idle worker needs.
 //!

@@ -1,15 +1,16 @@
 //! Sequential clones on the CPU executor: a child that runs as a call runs its function's
 //! clone (`TaskFn::seq`, the body as written with each `task!` a call) instead of its state
-//! machine while no worker is hungry and the native stack allows, so a subtree that nobody
-//! steals costs about what the plain recursion costs.
+//! machine while no idle worker asks its worker for work and the native stack allows, so a
+//! subtree that nobody steals costs about what the plain recursion costs.
 //!
 //! Inside a clone, each `task!` asks [`SeqCx::seq_spawn`]: the queue hint and the spawn count
 //! are checked as for any spawn, the task is counted (and every few hundred, the run's stop
 //! request and failure looked at), and the child runs as its own clone again unless a worker
-//! is hungry or the stack is deep. Then it runs as a task instead ([`SeqCx::run_task`]): a
-//! one-child join of a step that runs as a call (`join.rs`), whose own children are inline
-//! children the executor can promote to records for the hungry worker. So parallelism reaches
-//! idle workers from inside a clone one level below the `task!` that saw them hungry.
+//! asked for work that the deque cannot give, or the stack is deep. Then it runs as a task
+//! instead ([`SeqCx::run_task`]): a one-child join of a step that runs as a call (`join.rs`),
+//! whose own children are inline children the executor can promote to records for the worker
+//! that asked. So parallelism reaches idle workers from inside a clone one level below the
+//! `task!` that saw the request.
 //!
 //! A clone cannot return early: when the run fails under it (a refused spawn, another
 //! worker's panic, a stop request), it unwinds with [`Abort`], which the worker loop's
@@ -114,7 +115,7 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
             core::ptr::null_mut(),
             kind,
         );
-        // The child and the levels below it run as tasks, for the hungry worker to take.
+        // The child and the levels below it run as tasks, for the worker that asked to take.
         cx.w.expose = super::context::EXPOSE_LEVELS + 1;
         // SAFETY: `slot` is valid for a write of the output until the join below returns, and
         // after a failed run it stays allocated (module docs).

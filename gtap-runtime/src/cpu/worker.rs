@@ -6,9 +6,9 @@
 //! Each worker runs the task its last step left it (`next`: the step's first record child, or
 //! the parent its last finish resumed) without a trip through the deque; else pops from its
 //! own LIFO deque; else steals a batch from a random victim; else asks a random worker for
-//! work (sets its flag in `Run::wanted`) and backs off. Running a record calls `P::dispatch` once (one *step*,
-//! which may run many children as calls inside it), under `catch_unwind`; what happens next
-//! depends on the step's result and on its *record* children:
+//! work (sets its flag in `Run::wanted`) and backs off. Running a record calls `P::dispatch`
+//! once (one *step*, which may run many children as calls inside it), under `catch_unwind`;
+//! what happens next depends on the step's result and on its *record* children:
 //!
 //! - `Suspended`: the step called `wait` with record children outstanding, which saved the
 //!   resume state. The worker sets `pending` to the number of record children spawned in this
