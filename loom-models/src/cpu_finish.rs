@@ -4,7 +4,7 @@
 //!
 //! | executor | model |
 //! |---|---|
-//! | the parent's step suspends: `pending.store(n, Relaxed)`, then its children are published (the first as `next`, the others pushed: a release) | `Parent::pending`, then one `AtomicU8` slot per child stored `Release`, taken by `compare_exchange(.., Acquire, _)` |
+//! | the parent's step suspends: `pending.store(n, Relaxed)`, then its children are published (the first as `next`, the others pushed: a release) | `Parent::pending`, then one `DequeSlot` per child (`deque_slot.rs`): pushed `Release`, taken by one `compare_exchange(.., Acquire, _)` |
 //! | a child writes its result into the parent's frame | `UnsafeCell` per result slot |
 //! | `finish`: `pending.load(Acquire) == 1 \|\| pending.fetch_sub(1, AcqRel) == 1` | `Parent::tell` |
 //! | the last child's worker resumes the parent, which reads the results and joins again (a fresh count, stored `Relaxed`, before the next child is published) | the same: the second round has one child, taken by the thief |
@@ -16,19 +16,15 @@
 //! parent would read a sibling's result that its write does not happen before.
 
 use crate::cell::{read, write};
+use crate::deque_slot::DequeSlot;
 use loom::{
     cell::UnsafeCell,
     sync::{
-        atomic::{AtomicU32, AtomicU8, Ordering},
+        atomic::{AtomicU32, Ordering},
         Arc,
     },
     thread,
 };
-
-/// A child slot of the deque: empty, pushed, taken.
-const EMPTY: u8 = 0;
-const READY: u8 = 1;
-const TAKEN: u8 = 2;
 
 /// Which form of the protocol the model runs (`RelaxedLoad` must be rejected).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,7 +40,7 @@ struct Parent {
     /// The results of the first round's two children and of the second round's child.
     results: [UnsafeCell<u32>; 3],
     /// The deque: the first round's second child, then the second round's child.
-    slots: [AtomicU8; 2],
+    slots: [DequeSlot; 2],
     /// Times the parent was resumed (by the last child of each round).
     resumed: AtomicU32,
     variant: Variant,
@@ -61,13 +57,6 @@ impl Parent {
         self.pending.load(order) == 1 || self.pending.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
-    /// Takes deque slot `i` if it is still there (pop or steal: an acquire).
-    fn take(&self, i: usize) -> bool {
-        self.slots[i]
-            .compare_exchange(READY, TAKEN, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
     /// Runs child `i` of the first round; its last child resumes the parent, which reads both
     /// results and starts the second round (one child, pushed on the deque).
     fn run_first_round_child(&self, i: usize) {
@@ -81,7 +70,7 @@ impl Parent {
             );
             // The next join: a fresh count, then the child's publication.
             self.pending.store(1, Ordering::Relaxed);
-            self.slots[1].store(READY, Ordering::Release);
+            self.slots[1].push();
         }
     }
 }
@@ -91,24 +80,24 @@ fn check(variant: Variant) {
         let parent = Arc::new(Parent {
             pending: AtomicU32::new(0),
             results: [UnsafeCell::new(0), UnsafeCell::new(0), UnsafeCell::new(0)],
-            slots: [AtomicU8::new(EMPTY), AtomicU8::new(EMPTY)],
+            slots: [DequeSlot::new(), DequeSlot::new()],
             resumed: AtomicU32::new(0),
             variant,
         });
         // The parent's step suspends with two children: the count, then the publication (the
         // first child is the owner's `next`, the second is pushed).
         parent.pending.store(2, Ordering::Relaxed);
-        parent.slots[0].store(READY, Ordering::Release);
+        parent.slots[0].push();
         let thief = {
             let parent = Arc::clone(&parent);
             thread::spawn(move || {
                 // Steals the first round's second child if the owner has not popped it, then
                 // waits for the second round's child, which only it takes.
-                if parent.take(0) {
+                if parent.slots[0].take() {
                     parent.run_first_round_child(1);
                 }
                 loop {
-                    if parent.take(1) {
+                    if parent.slots[1].take() {
                         write(&parent.results[2], 30);
                         if parent.tell() {
                             parent.resumed.fetch_add(1, Ordering::Relaxed);
@@ -122,7 +111,7 @@ fn check(variant: Variant) {
         };
         // The owner runs its `next` (child 0), then pops child 1 back if nobody stole it.
         parent.run_first_round_child(0);
-        if parent.take(0) {
+        if parent.slots[0].take() {
             parent.run_first_round_child(1);
         }
         thief.join().unwrap();

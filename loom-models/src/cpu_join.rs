@@ -6,7 +6,7 @@
 //! | executor | model |
 //! |---|---|
 //! | cell's `pending`: `fetch_add(n, Relaxed)` before the pushes | `Cell::pending`, the same |
-//! | crossbeam-deque push (release) / pop and steal (acquire) | one `AtomicU8` slot per child: `store(READY, Release)`, taken by `compare_exchange(READY, TAKEN, Acquire, _)` |
+//! | crossbeam-deque push (release) / pop and steal (acquire) | one `DequeSlot` per child (`deque_slot.rs`): pushed `Release`, taken by one `compare_exchange(.., Acquire, _)` |
 //! | a child writes its result into the joining step's frame | `UnsafeCell` per result slot |
 //! | `finish` reads the parent's `state`, then `fetch_sub(1, AcqRel)` | `Cell::state` (`UnsafeCell`) read, then the decrement |
 //! | the joining worker's `Acquire` load of zero, then reading results and freeing the cell | the same; the free is a write of `Cell::state` |
@@ -17,10 +17,11 @@
 //! rejected.
 
 use crate::cell::{read, write};
+use crate::deque_slot::DequeSlot;
 use loom::{
     cell::UnsafeCell,
     sync::{
-        atomic::{AtomicU32, AtomicU8, Ordering},
+        atomic::{AtomicU32, Ordering},
         Arc,
     },
     thread,
@@ -28,11 +29,6 @@ use loom::{
 
 /// The cell's `state` while it stands as a parent (`JOIN_CELL`).
 const JOIN_CELL: u32 = 7;
-/// A child slot of the deque: empty, pushed, taken by the owner or a thief.
-const EMPTY: u8 = 0;
-const READY: u8 = 1;
-const TAKEN: u8 = 2;
-
 /// Which change to the protocol the model runs (all but `Whole` must be rejected).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Variant {
@@ -53,18 +49,11 @@ struct Join {
     /// Each child's result slot in the joining step's frame.
     results: [UnsafeCell<u32>; 2],
     /// The deque, one slot per child.
-    slots: [AtomicU8; 2],
+    slots: [DequeSlot; 2],
     variant: Variant,
 }
 
 impl Join {
-    /// Takes child `i` if it is still on the deque (pop or steal: an acquire).
-    fn take(&self, i: usize) -> bool {
-        self.slots[i]
-            .compare_exchange(READY, TAKEN, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
     /// Runs child `i` and finishes it against the cell (`worker.rs`, `finish`).
     fn run_child(&self, i: usize) {
         let x = read(&self.args[i]);
@@ -91,7 +80,7 @@ fn check(variant: Variant) {
             state: UnsafeCell::new(JOIN_CELL),
             args: [UnsafeCell::new(0), UnsafeCell::new(0)],
             results: [UnsafeCell::new(0), UnsafeCell::new(0)],
-            slots: [AtomicU8::new(EMPTY), AtomicU8::new(EMPTY)],
+            slots: [DequeSlot::new(), DequeSlot::new()],
             variant,
         });
         // Promotion: the records are written and counted before they are pushed.
@@ -100,13 +89,13 @@ fn check(variant: Variant) {
         }
         join.pending.fetch_add(2, Ordering::Relaxed);
         for i in (0..2).rev() {
-            join.slots[i].store(READY, Ordering::Release);
+            join.slots[i].push();
         }
         let thief = {
             let join = Arc::clone(&join);
             thread::spawn(move || {
                 // A thief takes the oldest entry: the last child.
-                if join.take(1) {
+                if join.slots[1].take() {
                     join.run_child(1);
                 }
             })
@@ -116,7 +105,7 @@ fn check(variant: Variant) {
             if join.pending.load(Ordering::Acquire) == 0 {
                 break;
             }
-            if let Some(i) = (0..2).find(|&i| join.take(i)) {
+            if let Some(i) = (0..2).find(|&i| join.slots[i].take()) {
                 join.run_child(i);
             } else {
                 thread::yield_now();

@@ -95,6 +95,8 @@ mod cpu_finish;
 #[cfg(test)]
 mod cpu_join;
 #[cfg(test)]
+mod deque_slot;
+#[cfg(test)]
 mod model;
 #[cfg(test)]
 mod park;

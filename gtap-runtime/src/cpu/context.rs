@@ -187,12 +187,20 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     pub(super) fn count_step(&mut self) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(CPU_CHECK_EVERY) {
-            if self.run.stop.armed() {
-                self.run.check_stop();
-            }
-            if self.run.failed() {
-                self.aborting = true;
-            }
+            return self.look_at_run();
+        }
+        self.aborting
+    }
+
+    /// Looks at the run's stop request and whether another worker failed it; returns whether
+    /// this worker must stop (`count_step` and `clone_checkpoint`, every few hundred steps).
+    #[inline]
+    fn look_at_run(&mut self) -> bool {
+        if self.run.stop.armed() {
+            self.run.check_stop();
+        }
+        if self.run.failed() {
+            self.aborting = true;
         }
         self.aborting
     }
@@ -206,13 +214,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         self.clone_left = CLONE_CHECK_EVERY;
         self.steps += u64::from(CLONE_CHECK_EVERY);
         self.inline += u64::from(CLONE_CHECK_EVERY);
-        if self.run.stop.armed() {
-            self.run.check_stop();
-        }
-        if self.run.failed() {
-            self.aborting = true;
-        }
-        self.aborting
+        self.look_at_run()
     }
 
     /// Adds the clones' spawns since the last [`WorkerState::clone_checkpoint`] to `steps`
@@ -354,15 +356,15 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     fn publish(&mut self, from: usize) -> Option<TaskPtr> {
         let (&first, rest) = self.records[from..].split_first()?;
         if !rest.is_empty() {
-            self.push_all(rest.len(), from + 1);
+            self.push_all(from + 1);
         }
         Some(first)
     }
 
-    /// Pushes `records[from..from + n]`, last first (the rest of [`WorkerState::publish`]).
+    /// Pushes `records[from..]`, last first (the rest of [`WorkerState::publish`]).
     #[inline(never)]
-    fn push_all(&mut self, n: usize, from: usize) {
-        for &child in self.records[from..from + n].iter().rev() {
+    fn push_all(&mut self, from: usize) {
+        for &child in self.records[from..].iter().rev() {
             self.deque.push(child);
         }
     }
@@ -612,11 +614,12 @@ impl<P: Program> Cx<'_, '_, '_, P> {
         // A record's step whose children are all records has nothing to run here: they
         // suspend it (the common case of a chain past the native stack's budget).
         let joins_here = self.record.is_none() || self.w.children.len() > self.children_base;
-        if if joins_here {
+        let failed = if joins_here {
             self.join()
         } else {
             self.w.aborting
-        } {
+        };
+        if failed {
             return true;
         }
         match self.record {
