@@ -170,34 +170,6 @@ fn pruned_tree_thins_with_depth() {
     assert!((half - 0.5).abs() < 0.02, "kept fraction at D/2: {half}");
 }
 
-/// An idle worker asks a busy one for work, which the busy one exposes from inside its calls
-/// and clones (`docs/cpu-executor.md`, "Promotion on request"): a tree that starts on one
-/// worker reaches the other. Without the requests, or with a request never answered, every
-/// run stays on the worker that took the root and `steals` stays 0. A run whose second thread
-/// is never scheduled steals nothing either, so several runs are tried.
-#[test]
-fn idle_workers_get_work_by_asking() {
-    let mut rt = Runtime::new(Config {
-        backend: Backend::Cpu,
-        workers: 2,
-        ..Config::default()
-    })
-    .unwrap();
-    let mut steals = Vec::new();
-    for _ in 0..20 {
-        assert_eq!(
-            rt.run::<Fib, _>(fib, (27,)).unwrap(),
-            reference::fib_seq(27)
-        );
-        let stats = rt.last_stats().expect("the run's statistics");
-        steals.push(stats.steals);
-        if stats.steals > 0 {
-            return;
-        }
-    }
-    panic!("no run of fib(27) on two workers stole anything: steals {steals:?}");
-}
-
 #[test]
 fn nqueens_epaq_matches_sequential() {
     let mut rt = Runtime::new(Config {

@@ -1,0 +1,43 @@
+//! Promotion on request, seen from outside: a tree that starts on one worker reaches the
+//! other (`docs/cpu-executor.md`, "Promotion on request").
+//!
+//! This test has a binary of its own because it needs both workers on a CPU at once. Promoted
+//! work stays on the owner's deque only until the owner reaches the join that holds it, so a
+//! thief that the OS does not schedule meanwhile steals nothing. On a 2-core machine with the
+//! other CPU tests of `cpu.rs` running beside it (two test threads, four workers each), twenty
+//! runs of fib(27) stole nothing at all. `cargo test` runs test binaries one after another, so
+//! here the two workers have the machine to themselves.
+
+use gtap::{Backend, Config, Runtime};
+use gtap_examples::{
+    apps::fib::{fib, Fib},
+    reference,
+};
+
+/// An idle worker asks a busy one for work, which the busy one exposes from inside its calls
+/// and clones. Without the requests, or with a request never answered, every run stays on the
+/// worker that took the root and `steals` stays 0 (checked by sending every request to the
+/// asker itself). A run whose second thread is not scheduled in time steals nothing either, so
+/// several runs are tried; the first that steals ends the test.
+#[test]
+fn idle_workers_get_work_by_asking() {
+    let mut rt = Runtime::new(Config {
+        backend: Backend::Cpu,
+        workers: 2,
+        ..Config::default()
+    })
+    .unwrap();
+    let mut steals = Vec::new();
+    for _ in 0..50 {
+        assert_eq!(
+            rt.run::<Fib, _>(fib, (27,)).unwrap(),
+            reference::fib_seq(27)
+        );
+        let stats = rt.last_stats().expect("the run's statistics");
+        steals.push(stats.steals);
+        if stats.steals > 0 {
+            return;
+        }
+    }
+    panic!("no run of fib(27) on two workers stole anything: steals {steals:?}");
+}
