@@ -52,9 +52,10 @@ use core::sync::atomic::Ordering;
 
 use gtap_device::task::Program;
 
-use super::context::{Cx, WorkerState};
+use super::context::Cx;
 use super::record::{Header, TaskPtr};
 use super::worker::Idle;
+use super::worker_state::WorkerState;
 
 /// A join in progress: its step's inline children are `children[next..end]` (those before
 /// `next` started), and the records it waits for have `cell` as their parent.

@@ -5,6 +5,8 @@
 //! - `record.rs`: task records (header + frame), the per-worker arenas they come from, and the
 //!   frame region of children that run as calls.
 //! - `worker.rs`: the worker loop and the join protocol of records.
+//! - `worker_state.rs`: what a worker holds during a run, and its bookkeeping (finding a task,
+//!   looks at the run, statistics, the native stack's budget).
 //! - `context.rs`: the [`Context`] of a running step and children as calls.
 //! - `join.rs`: the join of a step that runs as a call, and promotion to records when an idle
 //!   worker asks for work.
@@ -25,6 +27,7 @@ mod pool;
 mod record;
 mod seq;
 mod worker;
+mod worker_state;
 
 use core::mem::MaybeUninit;
 use core::sync::atomic::Ordering;

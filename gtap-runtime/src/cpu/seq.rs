@@ -24,7 +24,8 @@ use core::sync::atomic::Ordering;
 
 use gtap_device::task::{Context, Program, SeqContext, TaskFn};
 
-use super::context::{Cx, WorkerState};
+use super::context::Cx;
+use super::worker_state::WorkerState;
 use crate::error::Error;
 
 /// The payload a clone unwinds with when the run has failed (see the module docs).

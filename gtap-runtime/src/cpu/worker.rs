@@ -55,9 +55,9 @@ use crossbeam_deque::{Steal, Stealer, Worker};
 use crossbeam_utils::{Backoff, CachePadded};
 use gtap_device::task::Program;
 
-use super::context::WorkerState;
 use super::record::{Arena, TaskPtr, JOIN_CELL, ZOMBIE};
 use super::seq::Abort;
+use super::worker_state::WorkerState;
 use super::Slot;
 use crate::config::Config;
 use crate::error::Error;
