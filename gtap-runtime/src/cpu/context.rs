@@ -149,10 +149,10 @@ impl<'a, 'r> WorkerState<'a, 'r> {
             return;
         }
         if self.expose == 0 && self.clone_allowed() {
-            let mut seq = SeqCx::<P>::new(self);
+            let seq = SeqCx::<P>::new(self);
             // SAFETY: `child.frame` holds the child's arguments (written by `spawn_task`
             // before its parent's join) and `child.result_dst` is null or its result's slot.
-            if unsafe { P::dispatch_seq(&mut seq, child.kind, child.frame, child.result_dst) } {
+            if unsafe { P::dispatch_seq(seq, child.kind, child.frame, child.result_dst) } {
                 self.inline += 1;
                 return;
             }

@@ -37,18 +37,21 @@ fn abort() -> ! {
     std::panic::resume_unwind(Box::new(Abort))
 }
 
-/// The [`SeqContext`] of the clones that run on one worker.
-pub(super) struct SeqCx<'w, 'a, 'r, P> {
-    w: &'w mut WorkerState<'a, 'r>,
-    _program: PhantomData<P>,
+/// The [`SeqContext`] of the clones that run on one worker: the worker's state itself, seen
+/// through a type that knows the program. `repr(transparent)`, so that a clone's context is the
+/// pointer to the worker's state (not a pointer to a pointer to it, which every field access
+/// after a call would have to reload).
+#[repr(transparent)]
+pub(super) struct SeqCx<'a, 'r, P> {
+    w: WorkerState<'a, 'r>,
+    _program: PhantomData<fn() -> P>,
 }
 
-impl<'w, 'a, 'r, P: Program> SeqCx<'w, 'a, 'r, P> {
-    pub(super) fn new(w: &'w mut WorkerState<'a, 'r>) -> Self {
-        Self {
-            w,
-            _program: PhantomData,
-        }
+impl<'a, 'r, P: Program> SeqCx<'a, 'r, P> {
+    pub(super) fn new<'w>(w: &'w mut WorkerState<'a, 'r>) -> &'w mut Self {
+        // SAFETY: `SeqCx` is `repr(transparent)` over `WorkerState` (its other field is a
+        // zero-sized marker), so the pointer is valid for the same borrow.
+        unsafe { &mut *core::ptr::from_mut(w).cast::<Self>() }
     }
 }
 
@@ -73,10 +76,10 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     }
 }
 
-impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
+impl<P: Program> SeqContext for SeqCx<'_, '_, P> {
     #[inline(always)]
     fn seq_spawn(&mut self, queue: u32, spawned: &mut u32) -> bool {
-        let w = &mut *self.w;
+        let w = &mut self.w;
         if let Some(error) = w.queue_error::<P>(queue) {
             w.refuse_in_clone(error);
         }
@@ -96,7 +99,7 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
     }
 
     fn run_task<T: TaskFn>(&mut self, queue: u32, args: T::Args) -> T::Output {
-        let w = &mut *self.w;
+        let w = &mut self.w;
         w.clone_demoted += 1;
         let mark = w.frames.mark();
         let fits = size_of::<T::Output>() <= w.frames.stride() && align_of::<T::Output>() <= 16;
@@ -142,7 +145,7 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, '_, P> {
 
     #[inline(always)]
     fn seq_wait(&mut self, queue: u32, spawned: &mut u32) {
-        let w = &mut *self.w;
+        let w = &mut self.w;
         if let Some(error) = w.queue_error::<P>(queue) {
             w.refuse_in_clone(error);
         }
