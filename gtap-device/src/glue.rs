@@ -402,6 +402,14 @@ pub fn seq_wait<S: crate::task::SeqContext>(cx: &mut S, queue: u32, spawned: &mu
     cx.seq_wait(queue, spawned);
 }
 
+/// The end of a sequential clone's body: the executor counts the `spawned` tasks it made after
+/// its last `taskwait!()`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn seq_end<S: crate::task::SeqContext>(cx: &mut S, spawned: u32) {
+    cx.seq_end(spawned);
+}
+
 /// Implemented for every type when `T` takes `N` arguments; only reached once `T: TaskFn` holds
 /// (it bounds `T::Args`), so a plain function is not also reported for its argument count.
 pub trait ArgCount<T, const N: usize> {}

@@ -168,17 +168,25 @@ pub unsafe trait TaskFn: Copy + 'static {
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait SeqContext {
     /// At a `task!(queue = queue, f(..))`, the `spawned`-th since the last join: checks the
-    /// queue and the spawn count and counts the task. Returns whether the child may run as its
-    /// clone (`false`: [`SeqContext::run_task`] runs it as a task). Does not return when the
-    /// run has failed or this spawn is refused (it unwinds to the executor).
+    /// queue and the spawn count and adds the task to `spawned` (the executor counts tasks a
+    /// join at a time, [`SeqContext::seq_wait`] and [`SeqContext::seq_end`]). Returns whether
+    /// the child may run as its clone (`false`: [`SeqContext::run_task`] runs it as a task).
+    /// Does not return when the run has failed or this spawn is refused (it unwinds to the
+    /// executor).
     fn seq_spawn(&mut self, queue: u32, spawned: &mut u32) -> bool;
 
     /// Runs `T(args)` as a task (its state machine, whose children the executor may hand to
     /// idle workers) and returns its result once its whole subtree finished.
     fn run_task<T: TaskFn>(&mut self, queue: u32, args: T::Args) -> T::Output;
 
-    /// At a `taskwait!(queue = queue)`: checks the queue and restarts the spawn count.
+    /// At a `taskwait!(queue = queue)`: checks the queue, counts the `spawned` tasks since the
+    /// last join and restarts the spawn count. Does not return when the run has failed (it
+    /// unwinds to the executor).
     fn seq_wait(&mut self, queue: u32, spawned: &mut u32);
+
+    /// After a clone's body returned: counts the `spawned` tasks it made after its last join
+    /// (detached ones).
+    fn seq_end(&mut self, spawned: u32);
 
     /// Runs `T`'s clone on `args` and returns its result: the executor's bookkeeping around
     /// the call (a panic is reported against the innermost kind that was running).

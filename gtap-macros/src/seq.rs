@@ -1,6 +1,7 @@
 //! The sequential clone (`TaskFn::seq`, host targets only): the function's body as the user
 //! wrote it, each `task!(queue = q, f(..))` a call of `glue::seq_task` that returns the child's
-//! result at once, and each `taskwait!(queue = q)` a call of `glue::seq_wait`. The CPU executor
+//! result at once, and each `taskwait!(queue = q)` a call of `glue::seq_wait`; after the body,
+//! a call of `glue::seq_end` with the spawns since its last join. The CPU executor
 //! runs it for a child that no idle worker needs (`docs/cpu-executor.md`); the GPU never sees
 //! it (`#[cfg(not(target_arch = "nvptx64"))]`), so the PTX does not change.
 //!
@@ -76,9 +77,20 @@ pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
             __gtap_seq: &mut __GtapSeq,
             __gtap_args: Self::Args,
         ) -> #out {
-            let __gtap_spawned: &mut u32 = &mut 0;
-            let (#(#pats,)*) = __gtap_args;
-            #(#stmts)*
+            // The spawns since the last join, counted by the executor at each join and, for
+            // those after the last one, when the body has returned (the closure is the body:
+            // its `return`s and `?`s leave it, not the clone).
+            let mut __gtap_spawn_count: u32 = 0;
+            let __gtap_out = {
+                let __gtap_spawned: &mut u32 = &mut __gtap_spawn_count;
+                let __gtap_seq: &mut __GtapSeq = &mut *__gtap_seq;
+                (move || -> #out {
+                    let (#(#pats,)*) = __gtap_args;
+                    #(#stmts)*
+                })()
+            };
+            ::gtap::__private::seq_end(__gtap_seq, __gtap_spawn_count);
+            __gtap_out
         }
     }
 }

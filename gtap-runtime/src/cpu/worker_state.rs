@@ -12,8 +12,10 @@
 //!   `join.rs`, takes the outer joins' unstarted children).
 //! - `kind` is the innermost running step's kind; every step and clone restores the kind it
 //!   found, so a panic is reported against the task that was running.
-//! - `clone_left` is in `1..=CLONE_CHECK_EVERY` between spawns: the countdown reaches zero
-//!   only inside `seq_spawn`, which calls `clone_checkpoint` at once.
+//! - `clone_left` is in `1..=CLONE_CHECK_EVERY` between joins: each join of a clone takes its
+//!   spawn count off it (`count_clone_spawns`), and a count that takes it to zero or below
+//!   calls `clone_checkpoint` at once, which counts `CLONE_CHECK_EVERY - clone_left` spawns and
+//!   restores it.
 //! - Once `aborting` is set it stays set for the rest of the run on this worker.
 
 use core::sync::atomic::AtomicBool;
@@ -35,7 +37,7 @@ pub(super) const INLINE_STACK_BYTES: usize = 256 * 1024;
 
 /// Spawns in sequential clones between two looks at the run ([`WorkerState::clone_checkpoint`]),
 /// as often as the state machines look ([`CPU_CHECK_EVERY`] steps).
-pub(super) const CLONE_CHECK_EVERY: u32 = CPU_CHECK_EVERY as u32;
+pub(super) const CLONE_CHECK_EVERY: i64 = CPU_CHECK_EVERY as i64;
 
 /// What one worker holds while it takes part in a run.
 pub(super) struct WorkerState<'a, 'r> {
@@ -65,7 +67,7 @@ pub(super) struct WorkerState<'a, 'r> {
     /// Sequential clones' spawns left before the next look at the run (its stop request and
     /// failure) and the next addition to `steps` and `inline`: one decrement a spawn instead
     /// of two counters and a remainder (`WorkerState::clone_checkpoint`).
-    pub(super) clone_left: u32,
+    pub(super) clone_left: i64,
     /// Spawns in clones that ran their child as a task (`SeqCx::run_task`): the countdown
     /// counted them as children run as clones, and the task counts itself.
     pub(super) clone_demoted: u64,
@@ -176,15 +178,24 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         self.aborting
     }
 
-    /// Every [`CLONE_CHECK_EVERY`] spawns in sequential clones (`seq.rs`): counts them as
-    /// steps and as children run as calls, looks at the run's stop request and failure, and
-    /// returns whether this worker must stop.
+    /// Takes `spawned` spawns of a sequential clone's join off the countdown; when it runs
+    /// out, [`WorkerState::clone_checkpoint`]. Returns whether this worker must stop.
+    #[inline(always)]
+    pub(super) fn count_clone_spawns(&mut self, spawned: u32) -> bool {
+        self.clone_left -= i64::from(spawned);
+        self.clone_left <= 0 && self.clone_checkpoint()
+    }
+
+    /// Every [`CLONE_CHECK_EVERY`] spawns in sequential clones or a little more (`seq.rs`,
+    /// counted a join at a time): counts them as steps and as children run as calls, looks at
+    /// the run's stop request and failure, and returns whether this worker must stop.
     #[cold]
     #[inline(never)]
     pub(super) fn clone_checkpoint(&mut self) -> bool {
+        let spawns = (CLONE_CHECK_EVERY - self.clone_left) as u64;
         self.clone_left = CLONE_CHECK_EVERY;
-        self.steps += u64::from(CLONE_CHECK_EVERY);
-        self.inline += u64::from(CLONE_CHECK_EVERY);
+        self.steps += spawns;
+        self.inline += spawns;
         self.look_at_run()
     }
 
@@ -192,7 +203,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// and `inline`, less those that ran as tasks (once, when the worker leaves the run,
     /// before its statistics are read).
     pub(super) fn count_clones(&mut self) {
-        let done = u64::from(CLONE_CHECK_EVERY - self.clone_left);
+        let done = (CLONE_CHECK_EVERY - self.clone_left) as u64;
         self.steps += done;
         self.inline += done - self.clone_demoted;
         self.clone_left = CLONE_CHECK_EVERY;
