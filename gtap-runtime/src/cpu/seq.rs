@@ -169,9 +169,9 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, P> {
 
     #[inline(always)]
     fn seq_call<T: TaskFn>(&mut self, args: T::Args) -> T::Output {
-        // Counted by `seq_spawn`'s countdown (or by `run_inline`, for a clone entered from a
-        // call). Every clone and step leaves the kind as it found it, so a recursion of one
-        // function (the common case) has nothing to save or restore.
+        // Counted by its parent clone's join count (or by `run_inline`, for a clone entered
+        // from a call). Every clone and step leaves the kind as it found it, so a recursion of
+        // one function (the common case) has nothing to save or restore.
         if self.w.kind == T::ID {
             return T::seq(self, args);
         }

@@ -65,10 +65,10 @@ pub(super) struct WorkerState<'a, 'r> {
     /// comparison a check).
     pub(super) stack_low: usize,
     /// Sequential clones' spawns left before the next look at the run (its stop request and
-    /// failure) and the next addition to `steps` and `inline`: one decrement a spawn instead
-    /// of two counters and a remainder (`WorkerState::clone_checkpoint`).
+    /// failure) and the next addition to `steps` and `inline`, taken off a join at a time
+    /// (`WorkerState::count_clone_spawns`); zero or less means the count is due.
     pub(super) clone_left: i64,
-    /// Spawns in clones that ran their child as a task (`SeqCx::run_task`): the countdown
+    /// Spawns in clones that ran their child as a task (`SeqCx::run_task`): the clones' count
     /// counted them as children run as clones, and the task counts itself.
     pub(super) clone_demoted: u64,
     /// This worker's request flag in `Run::wanted`: set when an idle worker asks it for work
