@@ -105,6 +105,12 @@ fn detached_children_of_calls_finish_before_the_run_ends() {
                 detached_seq(depth, 1),
                 "depth {depth}, {workers} workers, calls {inline}"
             );
+            // No node joins: a clone's spawns are all counted after its body returns.
+            assert_eq!(
+                rt.last_stats().unwrap().tasks,
+                (1u64 << (depth + 1)) - 1,
+                "one task per node, depth {depth}, {workers} workers, calls {inline}"
+            );
         }
     }
 }
