@@ -9,7 +9,10 @@
 
 use super::taint::{roots, taint_of, Reason, Scopes};
 use super::{collective, macro_exprs};
-use crate::tokens::{marker_kind, MarkerKind};
+use crate::{
+    structure::is_compound,
+    tokens::{marker_kind, MarkerKind},
+};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::collections::HashSet;
@@ -366,16 +369,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
                 let why = self.taint(&b.left);
                 self.controlled(b.left.to_token_stream(), why, |s| s.visit_expr(&b.right));
             }
-            B::AddAssign(_)
-            | B::SubAssign(_)
-            | B::MulAssign(_)
-            | B::DivAssign(_)
-            | B::RemAssign(_)
-            | B::BitXorAssign(_)
-            | B::BitAndAssign(_)
-            | B::BitOrAssign(_)
-            | B::ShlAssign(_)
-            | B::ShrAssign(_) => {
+            op if is_compound(&op) => {
                 visit::visit_expr_binary(self, b);
                 self.assigned(&b.left, Some(&b.right));
             }
