@@ -62,10 +62,12 @@ pub struct RunStats {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostPhases {
-    /// Up to the launch: the kernel and pools (cached after the first run), the resets of the
-    /// control block, deques and queues and the root's record, queued on the run's stream.
+    /// Up to the launch: the kernel and pools (cached after the first run), and the resets of
+    /// the control block, deques and queues and the root's record staged in pinned memory.
     pub setup: Duration,
-    /// The launch call, between the timing events.
+    /// Queuing the run's work on its stream: the setup's resets and copies, the kernel between
+    /// the timing events and the readback behind it, one replayed CUDA graph on one GPU
+    /// (`docs/gpu-runtime.md`, "The fixed cost of a run").
     pub launch: Duration,
     /// From the launch call's return until the host saw the kernel finished: the kernel's
     /// own time, the queued setup before it, and the watcher's polling latency.

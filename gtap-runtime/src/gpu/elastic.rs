@@ -417,6 +417,7 @@ impl Inner {
             warps: run.warps,
             stats_dev: run.stats_dev,
             profile: super::ProfileRegion::new(run.warps as usize, 0)?,
+            setup: super::Ops::new(),
             readback_queued: false,
         };
         self.launch(&launch)?;

@@ -1,6 +1,7 @@
 //! One run from `Inner::run` down to the kernel launch and back: the kernel and pools for the
-//! program, the params and control block, the root slot, the launch between two timing
-//! events, and the readback of the result, the statistics and the profile.
+//! program, the params and control block, the root slot and the setup's work (queued, with the
+//! launch between two timing events and the readback, by `replay.rs`), and what the kernel
+//! left: the result, the statistics and the profile.
 
 use std::ptr::addr_of_mut;
 
@@ -15,12 +16,15 @@ impl Inner {
         stop: &Stop,
     ) -> Result<Segment<T::Output>> {
         let t0 = Instant::now();
-        let launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
+        let mut launch = self.prepare::<P, T>(args, stride, Part::ONE)?;
         if let Some(reason) = stop.requested() {
-            // Not launched: the queued setup only resets what the next run resets again.
+            // Not launched: the setup is queued anyway (it resets only what the next run
+            // resets again, and the flags of what it reset stay true).
+            self.queue_setup(&mut launch)?;
             return Err(stop.error(reason));
         }
         if stop.steered() {
+            self.queue_setup(&mut launch)?;
             // Pause or SM limit: the blocks above the limit leave at once (`elastic.rs`).
             let k = launch.kernel;
             let (mut steering, word) = elastic::Steering::at_start(&k, stop);
@@ -35,12 +39,10 @@ impl Inner {
             return self.end_segment::<P, T>(launch, &steering, t0);
         }
         let t1 = Instant::now();
-        let mut launch = launch;
-        self.launch(&launch)?;
+        // The setup, the kernel and the readback behind it (a one-GPU run ends here, so its
+        // readback can follow the kernel on the device), as one replayed graph.
+        self.launch_replayed::<T>(&mut launch)?;
         let t2 = Instant::now();
-        // Queued while the kernel runs (a one-GPU run ends here, so its readback can follow
-        // the kernel on the device).
-        self.queue_readback::<T>(&mut launch)?;
         self.wait(launch.warps, stop, None)?;
         let t3 = Instant::now();
         let end = self.finish::<P, T>(launch)?;
@@ -297,110 +299,83 @@ impl Inner {
                 .write_unaligned(args);
             self.error_host.write_volatile(ErrorRecord::default());
         }
-        // SAFETY: every region was allocated with these sizes; the staged sources are pinned
-        // and are not written again before the stream passes these copies (`setup_pending`).
-        unsafe {
-            if pools.inbox != 0 {
-                let entries = if pools.inbox_dirty {
-                    pools.inbox_cap as usize
-                } else {
-                    0
-                };
-                let header = size_of::<GlobalQueueHeader>() / 4;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.inbox, 0, header + entries, s),
-                )?;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(
-                        pools.imports,
-                        0,
-                        imports_bytes(pools.import_entries) / 4,
-                        s,
-                    ),
-                )?;
-            }
-            if pools.parks_dirty {
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.parks, 0, w * PARK_WORDS as usize, s),
-                )?;
-            }
-            if pools.wf {
-                if pools.spill_dirty {
-                    check(
-                        "cuMemsetD32Async",
-                        sys::cuMemsetD32Async(pools.spill_ring, 0, pools.spill_cap as usize, s),
-                    )?;
-                }
+        // The setup's work, queued by `queue_setup` or replayed with the rest of the run
+        // (`replay.rs`). Every region was allocated with these sizes; the staged sources are
+        // pinned and are not written again before the stream passes these copies
+        // (`setup_pending`).
+        let mut setup = Ops::new();
+        let memset = |dst, value, words| Op::Memset { dst, value, words };
+        if pools.inbox != 0 {
+            let entries = if pools.inbox_dirty {
+                pools.inbox_cap as usize
             } else {
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.free_rings, 0, w * pools.ring_cap as usize, s),
-                )?;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.free_pos, pools.n, w, s),
-                )?;
-            }
-            // The ablation's rings every run (as before); the overflow queues' when the last
-            // run left entries.
-            if pools.gq_rings != 0 && (!pools.wf || pools.gq_dirty) {
-                let q = gq_rings(pools.queues, pools.inbox != 0) as usize;
-                check(
-                    "cuMemsetD32Async",
-                    sys::cuMemsetD32Async(pools.gq_rings, 0, q * pools.gq_cap as usize, s),
-                )?;
-            }
-            // The deque headers, progress counters and statistics (one allocation).
-            check(
-                "cuMemsetD32Async",
-                sys::cuMemsetD32Async(pools.deques, 0, pools.zeroed_words, s),
-            )?;
-            self.setup_pending = true;
-            // The control block, the spill header and the queue headers (the run block).
-            check(
-                "cuMemcpyHtoDAsync",
-                sys::cuMemcpyHtoDAsync_v2(
-                    self.run_block,
-                    addr_of_mut!((*staged).headers).cast(),
-                    readback::SETUP_BYTES,
-                    s,
-                ),
-            )?;
-            if upload_params {
-                check(
-                    "cuMemcpyHtoDAsync",
-                    sys::cuMemcpyHtoDAsync_v2(
-                        self.params,
-                        addr_of_mut!((*staged).params).cast(),
-                        size_of::<Params>(),
-                        s,
-                    ),
-                )?;
-                self.params_on_device = Some(params);
-            }
-            if part.gpu == 0 {
-                check(
-                    "cuMemcpyHtoDAsync",
-                    sys::cuMemcpyHtoDAsync_v2(
-                        root_addr,
-                        staged.cast::<u8>().add(readback::Staged::ROOT).cast(),
-                        root_bytes,
-                        s,
-                    ),
-                )?;
-            }
+                0
+            };
+            let header = size_of::<GlobalQueueHeader>() / 4;
+            setup.push(memset(pools.inbox, 0, header + entries));
+            setup.push(memset(
+                pools.imports,
+                0,
+                imports_bytes(pools.import_entries) / 4,
+            ));
         }
-        if let Some(p) = self.pools.as_mut() {
-            p.parks_dirty = false;
+        if pools.parks_dirty {
+            setup.push(memset(pools.parks, 0, w * PARK_WORDS as usize));
+        }
+        if pools.wf {
+            if pools.spill_dirty {
+                setup.push(memset(pools.spill_ring, 0, pools.spill_cap as usize));
+            }
+        } else {
+            setup.push(memset(pools.free_rings, 0, w * pools.ring_cap as usize));
+            setup.push(memset(pools.free_pos, pools.n, w));
+        }
+        // The ablation's rings every run (as before); the overflow queues' when the last run
+        // left entries.
+        if pools.gq_rings != 0 && (!pools.wf || pools.gq_dirty) {
+            let q = gq_rings(pools.queues, pools.inbox != 0) as usize;
+            setup.push(memset(pools.gq_rings, 0, q * pools.gq_cap as usize));
+        }
+        // The deque headers, progress counters and statistics (one allocation).
+        setup.push(memset(pools.deques, 0, pools.zeroed_words));
+        // The control block, the spill header and the queue headers (the run block).
+        // SAFETY: field addresses within the staged region (reserved above), nothing read.
+        let (headers_src, params_src, root_src) = unsafe {
+            (
+                addr_of_mut!((*staged).headers).cast::<c_void>(),
+                addr_of_mut!((*staged).params).cast::<c_void>(),
+                staged
+                    .cast::<u8>()
+                    .add(readback::Staged::ROOT)
+                    .cast::<c_void>(),
+            )
+        };
+        setup.push(Op::Upload {
+            dst: self.run_block,
+            src: headers_src,
+            bytes: readback::SETUP_BYTES,
+        });
+        if upload_params {
+            setup.push(Op::Upload {
+                dst: self.params,
+                src: params_src,
+                bytes: size_of::<Params>(),
+            });
+            self.params_on_device = Some(params);
+        }
+        if part.gpu == 0 {
+            setup.push(Op::Upload {
+                dst: root_addr,
+                src: root_src,
+                bytes: root_bytes,
+            });
         }
         Ok(Launch {
             kernel: k,
             warps,
             stats_dev,
             profile,
+            setup,
             readback_queued: false,
         })
     }
@@ -432,80 +407,6 @@ impl Inner {
                 self.stream,
             )
         })
-    }
-
-    /// Launches the prepared kernel between the timing events.
-    pub(super) fn launch(&mut self, l: &Launch) -> Result<()> {
-        self.bind()?;
-        let (k, s) = (l.kernel, self.stream);
-        // SAFETY: the params were queued on this stream by `prepare`.
-        unsafe {
-            check("cuEventRecord", sys::cuEventRecord(self.start, s))?;
-            let mut arg = self.params;
-            let mut kargs = [(&raw mut arg).cast::<c_void>()];
-            check(
-                "cuLaunchKernel",
-                sys::cuLaunchKernel(
-                    k.func,
-                    k.grid,
-                    1,
-                    1,
-                    k.block,
-                    1,
-                    1,
-                    k.smem,
-                    s,
-                    kargs.as_mut_ptr(),
-                    null_mut(),
-                ),
-            )?;
-            check("cuEventRecord", sys::cuEventRecord(self.end, s))?;
-        }
-        if let Some(p) = self.pools.as_mut() {
-            // Until the run is known to have ended with them empty (`finish`).
-            p.spill_dirty = p.wf;
-            p.gq_dirty = p.wf;
-            p.inbox_dirty = p.inbox != 0;
-        }
-        Ok(())
-    }
-
-    /// Queues the copies of what the kernel leaves (the run block's headers and the root's
-    /// result, the inbox header, the statistics) into pinned memory behind it on the run
-    /// stream. A one-GPU run queues them right after its launch, so that they follow the
-    /// kernel on the device while the host waits, instead of a round trip after it.
-    pub(super) fn queue_readback<T: TaskFn>(&mut self, l: &mut Launch) -> Result<()> {
-        if l.readback_queued {
-            return Ok(());
-        }
-        self.bind()?;
-        let w = l.warps as usize;
-        let s = self.stream;
-        let hp = self.readback.headers()?;
-        let sp = self.readback_stats.stats(w)?;
-        let output = if self.gpu_index == 0 {
-            size_of::<T::Output>()
-        } else {
-            0
-        };
-        // SAFETY: `hp` and `sp` are pinned regions of these sizes, read only after the
-        // stream's synchronization in `finish`; the run block is laid out as `Headers`, so its
-        // first `SETUP_BYTES + output` bytes are the headers and the root's result; each other
-        // source region holds what is copied from it.
-        unsafe {
-            readback::queue(hp.cast(), self.run_block, readback::SETUP_BYTES + output, s)?;
-            if let Some(p) = self.pools.as_ref().filter(|p| p.inbox != 0) {
-                readback::queue(
-                    addr_of_mut!((*hp).inbox).cast(),
-                    p.inbox,
-                    size_of::<GlobalQueueHeader>(),
-                    s,
-                )?;
-            }
-            readback::queue(sp.cast(), l.stats_dev, w * size_of::<WarpStats>(), s)?;
-        }
-        l.readback_queued = true;
-        Ok(())
     }
 
     /// After the kernel exited: what it left. `output` is the root's result (GPU 0 of a run,

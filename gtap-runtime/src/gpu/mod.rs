@@ -46,6 +46,7 @@ mod pools;
 mod profile_region;
 mod readback;
 mod regcap;
+mod replay;
 mod replicas;
 mod staging;
 mod transfer;
@@ -58,6 +59,7 @@ pub(crate) use transfer::DeviceBuffer;
 use kernel::load_module;
 use pools::{auto_tasks_per_block, dev_alloc, free_pools, gq_rings, imports_bytes, slot_bytes};
 use profile_region::ProfileRegion;
+use replay::{Op, Ops};
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
@@ -190,6 +192,9 @@ struct Launch {
     warps: u32,
     stats_dev: u64,
     profile: ProfileRegion,
+    /// The setup's work, until it is queued (`Inner::queue_setup`, or replayed with the
+    /// launch: `replay.rs`).
+    setup: Ops,
     /// The readback's copies are queued behind the kernel (`Inner::queue_readback`).
     readback_queued: bool,
 }
@@ -276,6 +281,8 @@ struct Inner {
     /// result, and the per-warp statistics.
     readback: readback::Pinned,
     readback_stats: readback::Pinned,
+    /// A one-GPU run's stream work as replayed graphs (`replay.rs`).
+    graphs: replay::Graphs,
     /// This engine's use of the device's primary context (`contexts.rs`). Last: dropped after
     /// `ctx`, so that a lost context is reset once nothing of this engine holds it.
     context_use: contexts::Use,
@@ -360,6 +367,7 @@ impl Inner {
             rejoin: Vec::new(),
             readback: readback::Pinned::default(),
             readback_stats: readback::Pinned::default(),
+            graphs: replay::Graphs::default(),
             context_use,
         };
         let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
@@ -422,11 +430,13 @@ impl Drop for Inner {
         // After a fault the context is gone: every call would fail, and after its reset a
         // handle made in it is stale; leak instead (the reset reclaims it all).
         if self.lost() || self.bind().is_err() {
+            self.graphs.leak();
             std::mem::forget(std::mem::take(&mut self.readback));
             std::mem::forget(std::mem::take(&mut self.readback_stats));
             std::mem::forget(std::mem::take(&mut self.setup));
             return;
         }
+        self.graphs.clear();
         self.free_rejoins();
         if let Some(p) = self.pools.take() {
             free_pools(&p);

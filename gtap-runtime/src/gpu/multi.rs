@@ -143,9 +143,10 @@ pub(super) fn run<P: Program, T: TaskFn>(
             gpu: i as u32,
             record_bytes,
         };
-        let l = inner
+        let mut l = inner
             .prepare::<P, T>(args, stride, part)
             .map_err(|e| on_gpu(inner, e))?;
+        inner.queue_setup(&mut l).map_err(|e| on_gpu(inner, e))?;
         launches.push(l);
     }
     let table: Vec<PeerInfo> = all.iter().map(|i| i.peer_info()).collect();

@@ -183,6 +183,8 @@ impl Inner {
             }
         }
         if let Some(old) = self.pools.take() {
+            // Graphs name the pools' regions (`replay.rs`).
+            self.graphs.clear();
             free_pools(&old);
         }
         let ring_cap = n.next_power_of_two();

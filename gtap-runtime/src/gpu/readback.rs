@@ -17,12 +17,11 @@
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
-use cudarc::driver::sys;
 use gtap_device::gpu::layout::{
     Control, GlobalQueueHeader, Params, SpillHeader, WarpStats, HEADER_BYTES,
 };
 
-use super::{check, staging, ROOT_RESULT_BYTES};
+use super::{staging, ROOT_RESULT_BYTES};
 use crate::config::MAX_QUEUES;
 use crate::error::{Error, Result};
 
@@ -78,6 +77,11 @@ impl Pinned {
         Ok(self.mem.as_ref().map_or(null_mut(), |m| m.ptr().cast()))
     }
 
+    /// The size of the current allocation (0: none); it changes only when `reserve` grows it.
+    pub(super) fn bytes(&self) -> usize {
+        self.mem.as_ref().map_or(0, staging::Pinned::bytes)
+    }
+
     /// A staged setup with room for a root record of `root_bytes` (reserved first).
     pub(super) fn staged(&mut self, root_bytes: usize) -> Result<*mut Staged> {
         debug_assert!(root_bytes >= HEADER_BYTES as usize);
@@ -93,22 +97,4 @@ impl Pinned {
     pub(super) fn stats(&mut self, n: usize) -> Result<*mut WarpStats> {
         Ok(self.reserve(n * size_of::<WarpStats>())?.cast())
     }
-}
-
-/// Queues a copy of `bytes` bytes from device address `src` into pinned `dst` on `s`.
-///
-/// # Safety
-///
-/// `dst` is pinned host memory valid for `bytes` bytes until the stream is synchronized, and
-/// `src` holds that many bytes.
-pub(super) unsafe fn queue(
-    dst: *mut c_void,
-    src: u64,
-    bytes: usize,
-    s: sys::CUstream,
-) -> Result<()> {
-    // SAFETY: forwarded from the caller.
-    check("cuMemcpyDtoHAsync", unsafe {
-        sys::cuMemcpyDtoHAsync_v2(dst, src, bytes, s)
-    })
 }
