@@ -10,7 +10,8 @@
 //! captured (stream capture of the very calls [`issue`] makes), instantiated, kept, and
 //! launched. Runs on several GPUs and steered runs (pause, SM limits) issue the same
 //! operations one by one ([`Inner::queue_setup`], [`Inner::launch`],
-//! [`Inner::queue_readback`]).
+//! [`Inner::queue_readback`]), and so does an engine whose driver refused a graph once (a
+//! refused capture, instantiation or launch queues nothing, so the run goes on that way).
 //!
 //! Invariants:
 //! - An [`Op`] holds everything a driver call of it would be given (addresses, sizes, values,
@@ -35,7 +36,7 @@ use gtap_device::task::TaskFn;
 
 use super::driver_result::{check, CuResult, OK};
 use super::{readback, Inner, Launch};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// One operation of a run's stream work.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -153,6 +154,9 @@ pub(super) struct Graphs {
     /// readback statistics). A region only grows, by a new allocation: a size that changed
     /// means the graphs may name freed memory.
     regions: [usize; 3],
+    /// The driver refused a graph (its capture, instantiation or launch): the engine issues
+    /// its runs' operations one by one instead.
+    pub(super) refused: bool,
 }
 
 impl Graphs {
@@ -308,11 +312,24 @@ impl Inner {
             self.readback.bytes(),
             self.readback_stats.bytes(),
         ];
-        // SAFETY: every operation names live regions of its sizes (`prepare`, `kernel_op`,
-        // `readback_ops`), and a kept graph is replayed only for an equal list; the regions'
-        // sizes change only when they are reallocated, and then the graphs naming the old
-        // ones are dropped first. The stream is this engine's and not being captured.
-        unsafe { self.graphs.queue(&ops, regions, self.stream)? };
+        if !self.graphs.refused {
+            // SAFETY: every operation names live regions of its sizes (`prepare`, `kernel_op`,
+            // `readback_ops`), and a kept graph is replayed only for an equal list; the
+            // regions' sizes change only when they are reallocated, and then the graphs naming
+            // the old ones are dropped first. The stream is this engine's and not being
+            // captured.
+            match unsafe { self.graphs.queue(&ops, regions, self.stream) } {
+                Ok(()) => ops.clear(),
+                Err(e @ (Error::DeviceFault { .. } | Error::ContextLost)) => return Err(e),
+                // A driver that refuses to capture, instantiate or launch the graph queued
+                // nothing: this engine issues its runs' work call by call from now on.
+                Err(_) => self.graphs.refused = true,
+            }
+        }
+        for op in &ops {
+            // SAFETY: as above.
+            unsafe { issue(op, self.stream, false)? };
+        }
         self.setup_queued();
         self.launched();
         l.readback_queued = true;
