@@ -146,6 +146,18 @@ struct Captured {
     exec: sys::CUgraphExec,
 }
 
+impl Captured {
+    /// Destroys the graph and its executable (the context is bound and alive). Launches of it
+    /// already queued run to completion (the driver frees it after them).
+    fn destroy(self) {
+        // SAFETY: handles this engine created, never launched again.
+        unsafe {
+            let _ = sys::cuGraphExecDestroy(self.exec);
+            let _ = sys::cuGraphDestroy(self.graph);
+        }
+    }
+}
+
 /// The executable graphs of an engine, the most recently used first.
 #[derive(Default)]
 pub(super) struct Graphs {
@@ -166,14 +178,7 @@ impl Graphs {
 
     /// Destroys every kept graph (the context is bound and alive).
     pub(super) fn clear(&mut self) {
-        for c in self.kept.drain(..) {
-            // SAFETY: handles this engine created, not launched again; a destroyed exec's
-            // launches already queued run to completion.
-            unsafe {
-                let _ = sys::cuGraphExecDestroy(c.exec);
-                let _ = sys::cuGraphDestroy(c.graph);
-            }
-        }
+        self.kept.drain(..).for_each(Captured::destroy);
     }
 
     /// Forgets the graphs without destroying them (their context is lost).
@@ -247,12 +252,8 @@ impl Graphs {
             return check("cuGraphInstantiate", made).map(|()| null_mut());
         }
         if self.kept.len() == Self::KEEP {
-            if let Some(old) = self.kept.pop() {
-                // SAFETY: handles of this engine, not launched again (queued launches finish).
-                unsafe {
-                    let _ = sys::cuGraphExecDestroy(old.exec);
-                    let _ = sys::cuGraphDestroy(old.graph);
-                }
+            if let Some(oldest) = self.kept.pop() {
+                oldest.destroy();
             }
         }
         self.kept.insert(
@@ -280,6 +281,8 @@ impl Inner {
     pub(super) fn queue_setup(&mut self, l: &mut Launch) -> Result<()> {
         self.bind()?;
         let s = self.stream;
+        // From the first operation on, copies may read the staging.
+        self.setup_pending = true;
         for op in l.setup.drain(..) {
             // SAFETY: `prepare` made the operations from live regions of their sizes and
             // pinned staging that is not written again before the stream passes them.
@@ -293,11 +296,10 @@ impl Inner {
     pub(super) fn launch(&mut self, l: &Launch) -> Result<()> {
         self.bind()?;
         let op = self.kernel_op(l);
+        self.launched();
         // SAFETY: the kernel's params were queued on this stream by the setup; the events are
         // this engine's.
-        unsafe { issue(&op, self.stream, false)? };
-        self.launched();
-        Ok(())
+        unsafe { issue(&op, self.stream, false) }
     }
 
     /// One GPU, not steered: the setup, the timed kernel and the readback queued as one
@@ -312,6 +314,9 @@ impl Inner {
             self.readback.bytes(),
             self.readback_stats.bytes(),
         ];
+        // From here on, copies may read the staging and the kernel may leave its rings dirty.
+        self.setup_pending = true;
+        self.launched();
         if !self.graphs.refused {
             // SAFETY: every operation names live regions of its sizes (`prepare`, `kernel_op`,
             // `readback_ops`), and a kept graph is replayed only for an equal list; the
@@ -331,7 +336,6 @@ impl Inner {
             unsafe { issue(op, self.stream, false)? };
         }
         self.setup_queued();
-        self.launched();
         l.readback_queued = true;
         Ok(())
     }
@@ -350,16 +354,17 @@ impl Inner {
         }
     }
 
-    /// The setup is on the stream: the staging may be read until the stream passes it, and
-    /// the parks it reset are clean.
+    /// The setup is on the stream: the parks it reset are clean. (`setup_pending` was set
+    /// before its first operation was queued.)
     fn setup_queued(&mut self) {
-        self.setup_pending = true;
         if let Some(p) = self.pools.as_mut() {
             p.parks_dirty = false;
         }
     }
 
-    /// The kernel is on the stream.
+    /// The kernel is (about to be) on the stream: the rings it may leave entries in are dirty
+    /// until `finish` sees them empty (marked before the launch is queued, so that a failure
+    /// half-way leaves them marked: a needless reset costs a memset, a missed one a wrong run).
     fn launched(&mut self) {
         if let Some(p) = self.pools.as_mut() {
             // Until the run is known to have ended with them empty (`finish`).
