@@ -84,6 +84,13 @@
 //!   count of 1 is the last without an RMW and leaves the count unwritten; two children (one
 //!   stolen) finish in either order, the parent resumes once, reads both results and joins a
 //!   third child whose finish must not see the stale count. `relaxed_load` must be rejected.
+//! - `cpu_promote::promoted_onto_a_cell_whose_count_reached_zero`: promotion on request on the
+//!   CPU executor (`gtap-runtime/src/cpu/join.rs`): a call's join has a record child on a cell
+//!   and an inline child; a thief asks for work through the owner's flag and steals; the owner,
+//!   seeing the flag, promotes the inline child onto the same cell, whose count the stolen
+//!   child may have taken to zero already, then waits for zero, reads both results and frees
+//!   the cell (the flag seen or not, both explored). `count_after_push` (the promoted record
+//!   published before it is counted: a count below zero) and `relaxed_wait` must be rejected.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
@@ -94,6 +101,8 @@ mod cell;
 mod cpu_finish;
 #[cfg(test)]
 mod cpu_join;
+#[cfg(test)]
+mod cpu_promote;
 #[cfg(test)]
 mod deque_slot;
 #[cfg(test)]

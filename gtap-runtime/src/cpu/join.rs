@@ -47,6 +47,11 @@
 //!   last one and the load synchronises with all of them: every child's writes happen before
 //!   the step goes on. Only then does the joining worker free the cell.
 //!   `loom-models/src/cpu_join.rs` model-checks this, and rejects a Relaxed decrement.
+//! - Promotion onto a live cell: a join with record children promotes onto their cell, whose
+//!   count a stolen child may have taken to zero; only this worker waits on the cell, so no
+//!   waiter sees that zero, and the increment (an RMW, before the pushes) continues every
+//!   earlier decrement's release sequence. `loom-models/src/cpu_promote.rs` model-checks it
+//!   with the request flag, and rejects the increment after the push and a Relaxed wait.
 
 use core::sync::atomic::Ordering;
 
