@@ -79,7 +79,14 @@ impl<'a, 'r> WorkerState<'a, 'r> {
         }
         let records = cx.records_base;
         cx.leave();
-        if self.settle_error() {
+        // The error's test inline, its report out of line: a record step's path (`settle_error`
+        // moves the error out, which copies it, so it is called only when there is one).
+        let stop = if self.error.is_some() {
+            self.settle_error()
+        } else {
+            self.aborting
+        };
+        if stop {
             self.records.truncate(records);
             return None;
         }
@@ -354,7 +361,7 @@ impl<P: Program> Cx<'_, '_, '_, P> {
     /// # Safety
     ///
     /// As for `spawn_raw`.
-    #[inline(never)]
+    #[inline]
     unsafe fn spawn_record(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8 {
         let w = &mut *self.w;
         let Some(record) = w.arena.alloc() else {

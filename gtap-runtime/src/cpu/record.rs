@@ -171,6 +171,10 @@ pub(crate) struct Arena {
     current: usize,
     /// Offset of the next unused record in `chunks[current]`.
     bump: usize,
+    /// `chunks[current]`'s start, or null before the first chunk.
+    bump_base: *mut u8,
+    /// `chunks[current]`'s size, or 0 before the first chunk: the bump's limit.
+    bump_end: usize,
     /// Record size of this run.
     record: usize,
     free: Vec<NonNull<Header>>,
@@ -193,6 +197,8 @@ impl Arena {
             chunks: Vec::new(),
             current: 0,
             bump: 0,
+            bump_base: core::ptr::null_mut(),
+            bump_end: 0,
             record: record_bytes(0),
             free: Vec::new(),
             allocated: 0,
@@ -205,8 +211,7 @@ impl Arena {
     pub(crate) fn reset(&mut self, record: usize, limit_bytes: usize) {
         debug_assert!(record.is_multiple_of(RECORD_ALIGN));
         self.free.clear();
-        self.current = 0;
-        self.bump = 0;
+        self.enter_chunk(0);
         self.record = record;
         self.allocated = 0;
         self.fresh_bytes = 0;
@@ -226,27 +231,57 @@ impl Arena {
         }
         self.fresh_bytes += self.record;
         self.allocated += 1;
-        Some(self.bump_alloc())
+        // The bump within the current chunk, inline: the path of every fresh record (a deep
+        // chain makes one a level); the next chunk is the cold path.
+        Some(self.bump_in_chunk().unwrap_or_else(|| self.bump_alloc()))
     }
 
-    /// A never-used record from the chunks, growing them when needed.
+    /// The next record of the current chunk, if it has room for one.
+    #[inline(always)]
+    fn bump_in_chunk(&mut self) -> Option<NonNull<Header>> {
+        let next = self.bump + self.record;
+        if next > self.bump_end {
+            return None;
+        }
+        // SAFETY: `bump_base` is the current chunk's start and `bump_end` its size (non-zero
+        // only with a chunk), and the record ends at `next <= bump_end`.
+        let ptr = unsafe { self.bump_base.add(self.bump) };
+        self.bump = next;
+        prefetch_for_write(ptr.wrapping_add(PREFETCH_AHEAD_BYTES));
+        // SAFETY: derived from a non-null chunk pointer by an in-bounds offset.
+        Some(unsafe { NonNull::new_unchecked(ptr.cast::<Header>()) })
+    }
+
+    /// Makes `chunks[index]` (when there is one) the chunk the bump pointer is in, at its start.
+    fn enter_chunk(&mut self, index: usize) {
+        self.current = index;
+        self.bump = 0;
+        (self.bump_base, self.bump_end) = self
+            .chunks
+            .get(index)
+            .map_or((core::ptr::null_mut(), 0), |c| {
+                (c.ptr.as_ptr(), c.layout.size())
+            });
+    }
+
+    /// A never-used record from the next chunk with room (a chunk kept from a run of smaller
+    /// records may have none), growing the chunks when needed.
     #[cold]
+    #[inline(never)]
     fn bump_alloc(&mut self) -> NonNull<Header> {
         loop {
-            if let Some(chunk) = self.chunks.get(self.current) {
-                if self.bump + self.record <= chunk.layout.size() {
-                    // SAFETY: the record lies inside the chunk (checked just above).
-                    let ptr = unsafe { chunk.ptr.as_ptr().add(self.bump) };
-                    self.bump += self.record;
-                    prefetch_for_write(ptr.wrapping_add(PREFETCH_AHEAD_BYTES));
-                    // SAFETY: derived from a non-null chunk pointer by an in-bounds offset.
-                    return unsafe { NonNull::new_unchecked(ptr.cast::<Header>()) };
-                }
-                self.current += 1;
-                self.bump = 0;
-                continue;
+            let next = if self.bump_base.is_null() {
+                0
+            } else {
+                self.current + 1
+            };
+            if next == self.chunks.len() {
+                self.grow();
             }
-            self.grow();
+            self.enter_chunk(next);
+            if let Some(record) = self.bump_in_chunk() {
+                return record;
+            }
         }
     }
 
@@ -387,6 +422,28 @@ mod tests {
             chunks,
             "a reset arena reuses its chunks"
         );
+    }
+
+    #[test]
+    fn records_larger_than_the_kept_chunks_get_chunks_of_their_own() {
+        let mut arena = Arena::new();
+        arena.reset(record_bytes(0), usize::MAX);
+        for _ in 0..(CHUNK_BYTES / record_bytes(0)) * 2 {
+            arena.alloc().unwrap();
+        }
+        assert_eq!(arena.chunks.len(), 2);
+        // A record larger than a chunk: neither kept chunk holds one.
+        let big = (CHUNK_BYTES + 1).next_multiple_of(RECORD_ALIGN);
+        arena.reset(big, usize::MAX);
+        let records: Vec<usize> = (0..3)
+            .map(|_| arena.alloc().unwrap().as_ptr() as usize)
+            .collect();
+        assert_eq!(arena.chunks.len(), 5, "one chunk of its size per record");
+        for (i, &r) in records.iter().enumerate() {
+            let chunk = &arena.chunks[2 + i];
+            assert_eq!(r, chunk.ptr.as_ptr() as usize);
+            assert!(chunk.layout.size() >= big);
+        }
     }
 
     #[test]

@@ -223,6 +223,7 @@ impl<'a, 'r> WorkerState<'a, 'r> {
 
     /// Fails the run with the error the last step recorded, if any; returns whether this
     /// worker must stop.
+    #[inline(never)]
     pub(super) fn settle_error(&mut self) -> bool {
         if let Some(error) = self.error.take() {
             self.run.fail(error);
