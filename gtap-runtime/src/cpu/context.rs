@@ -58,6 +58,7 @@ pub(super) const EXPOSE_LEVELS: u32 = 8;
 impl<'a, 'r> WorkerState<'a, 'r> {
     /// Runs one step of the record `task` (see the worker loop's protocol); returns the task
     /// this worker should run next, if the step made one ready.
+    #[inline]
     pub(super) fn execute<P: Program>(&mut self, task: TaskPtr) -> Option<TaskPtr> {
         if self.count_step() {
             return None;
