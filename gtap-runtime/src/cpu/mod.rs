@@ -158,7 +158,7 @@ impl Executor {
         let records: u64 = self
             .slots
             .iter()
-            .map(|s| s.lock().map_or(0, |s| s.arena.allocated))
+            .map(|s| s.lock().map_or(0, |s| s.arena.allocated()))
             .sum();
         // Ordering: Relaxed; as above (twice).
         stats.tasks =

@@ -173,16 +173,18 @@ pub(crate) struct Arena {
     bump: usize,
     /// `chunks[current]`'s start, or null before the first chunk.
     bump_base: *mut u8,
-    /// `chunks[current]`'s size, or 0 before the first chunk: the bump's limit.
+    /// How far `bump` may go in this chunk: its size, or less where this run's budget ends
+    /// first (0 before the first chunk). One test on the fresh path checks both.
     bump_end: usize,
     /// Record size of this run.
     record: usize,
     free: Vec<NonNull<Header>>,
-    /// Records handed out this run (counting reuse).
-    pub(crate) allocated: u64,
-    /// Bytes of fresh (bump-allocated) records this run.
-    fresh_bytes: usize,
-    /// The most `fresh_bytes` may reach this run (this worker's share of
+    /// Records this run took from the free list.
+    reused: u64,
+    /// Bytes of fresh records this run in the chunks before `current` (a multiple of `record`:
+    /// a chunk's tail too small for a record is not counted).
+    fresh_before: usize,
+    /// The most fresh bytes this run may take (this worker's share of
     /// `Config::cpu_pool_bytes`).
     limit_bytes: usize,
 }
@@ -201,8 +203,8 @@ impl Arena {
             bump_end: 0,
             record: record_bytes(0),
             free: Vec::new(),
-            allocated: 0,
-            fresh_bytes: 0,
+            reused: 0,
+            fresh_before: 0,
             limit_bytes: usize::MAX,
         }
     }
@@ -211,11 +213,16 @@ impl Arena {
     pub(crate) fn reset(&mut self, record: usize, limit_bytes: usize) {
         debug_assert!(record.is_multiple_of(RECORD_ALIGN));
         self.free.clear();
-        self.enter_chunk(0);
         self.record = record;
-        self.allocated = 0;
-        self.fresh_bytes = 0;
+        self.reused = 0;
+        self.fresh_before = 0;
         self.limit_bytes = limit_bytes;
+        self.enter_chunk(0);
+    }
+
+    /// Records handed out this run, reused ones included.
+    pub(crate) fn allocated(&self) -> u64 {
+        self.reused + ((self.fresh_before + self.bump) / self.record) as u64
     }
 
     /// An uninitialised record of this run's size, 64-aligned; `None` when this worker's share
@@ -223,28 +230,26 @@ impl Arena {
     #[inline]
     pub(crate) fn alloc(&mut self) -> Option<NonNull<Header>> {
         if let Some(ptr) = self.free.pop() {
-            self.allocated += 1;
+            self.reused += 1;
             return Some(ptr);
         }
-        if self.fresh_bytes + self.record > self.limit_bytes {
-            return None;
+        // The bump within the current chunk and the budget, inline: the path of every fresh
+        // record (a deep chain makes one a level); the next chunk is the cold path.
+        match self.bump_in_chunk() {
+            Some(record) => Some(record),
+            None => self.bump_alloc(),
         }
-        self.fresh_bytes += self.record;
-        self.allocated += 1;
-        // The bump within the current chunk, inline: the path of every fresh record (a deep
-        // chain makes one a level); the next chunk is the cold path.
-        Some(self.bump_in_chunk().unwrap_or_else(|| self.bump_alloc()))
     }
 
-    /// The next record of the current chunk, if it has room for one.
+    /// The next record of the current chunk, if it has room for one within the budget.
     #[inline(always)]
     fn bump_in_chunk(&mut self) -> Option<NonNull<Header>> {
         let next = self.bump + self.record;
         if next > self.bump_end {
             return None;
         }
-        // SAFETY: `bump_base` is the current chunk's start and `bump_end` its size (non-zero
-        // only with a chunk), and the record ends at `next <= bump_end`.
+        // SAFETY: `bump_base` is the current chunk's start and `bump_end` at most its size
+        // (non-zero only with a chunk), and the record ends at `next <= bump_end`.
         let ptr = unsafe { self.bump_base.add(self.bump) };
         self.bump = next;
         prefetch_for_write(ptr.wrapping_add(PREFETCH_AHEAD_BYTES));
@@ -252,24 +257,29 @@ impl Arena {
         Some(unsafe { NonNull::new_unchecked(ptr.cast::<Header>()) })
     }
 
-    /// Makes `chunks[index]` (when there is one) the chunk the bump pointer is in, at its start.
+    /// Makes `chunks[index]` (when there is one) the chunk the bump pointer is in, at its start,
+    /// with `bump_end` where the chunk or the budget ends.
     fn enter_chunk(&mut self, index: usize) {
         self.current = index;
         self.bump = 0;
+        let budget = self.limit_bytes.saturating_sub(self.fresh_before);
         (self.bump_base, self.bump_end) = self
             .chunks
             .get(index)
             .map_or((core::ptr::null_mut(), 0), |c| {
-                (c.ptr.as_ptr(), c.layout.size())
+                (c.ptr.as_ptr(), c.layout.size().min(budget))
             });
     }
 
     /// A never-used record from the next chunk with room (a chunk kept from a run of smaller
-    /// records may have none), growing the chunks when needed.
+    /// records may have none), growing the chunks when needed; `None` when the budget is spent.
     #[cold]
     #[inline(never)]
-    fn bump_alloc(&mut self) -> NonNull<Header> {
+    fn bump_alloc(&mut self) -> Option<NonNull<Header>> {
         loop {
+            if self.fresh_before + self.bump + self.record > self.limit_bytes {
+                return None;
+            }
             let next = if self.bump_base.is_null() {
                 0
             } else {
@@ -278,9 +288,10 @@ impl Arena {
             if next == self.chunks.len() {
                 self.grow();
             }
+            self.fresh_before += self.bump;
             self.enter_chunk(next);
             if let Some(record) = self.bump_in_chunk() {
-                return record;
+                return Some(record);
             }
         }
     }
@@ -412,6 +423,11 @@ mod tests {
         let a = arena.alloc().unwrap();
         arena.free(a);
         assert_eq!(arena.alloc(), Some(a));
+        assert_eq!(
+            arena.allocated(),
+            10_002,
+            "10,001 fresh records and one reused"
+        );
         let chunks = arena.chunks.len();
         arena.reset(rec, usize::MAX);
         for _ in 0..10_001 {
@@ -439,11 +455,30 @@ mod tests {
             .map(|_| arena.alloc().unwrap().as_ptr() as usize)
             .collect();
         assert_eq!(arena.chunks.len(), 5, "one chunk of its size per record");
+        assert_eq!(arena.allocated(), 3);
         for (i, &r) in records.iter().enumerate() {
             let chunk = &arena.chunks[2 + i];
             assert_eq!(r, chunk.ptr.as_ptr() as usize);
             assert!(chunk.layout.size() >= big);
         }
+    }
+
+    #[test]
+    fn the_budget_ends_inside_a_later_chunk() {
+        let mut arena = Arena::new();
+        let rec = record_bytes(0);
+        let budget = CHUNK_BYTES / rec + 3;
+        arena.reset(rec, budget * rec);
+        let mut fresh = 0;
+        while arena.alloc().is_some() {
+            fresh += 1;
+        }
+        assert_eq!(
+            fresh, budget,
+            "the budget spans a chunk and three records of the next"
+        );
+        assert_eq!(arena.allocated(), budget as u64);
+        assert_eq!(arena.chunks.len(), 2);
     }
 
     #[test]
@@ -461,7 +496,9 @@ mod tests {
             Some(a),
             "a freed record is reused within budget"
         );
+        assert_eq!(arena.allocated(), 4);
         arena.reset(rec, 3 * rec);
+        assert_eq!(arena.allocated(), 0);
         assert!(arena.alloc().is_some(), "reset restores the budget");
     }
 
