@@ -3,7 +3,7 @@
 //!
 //! # Children as calls
 //!
-//! `spawn_raw` gives a child a frame from the worker's [`FrameStack`](super::record::FrameStack) and notes it as an
+//! `spawn_raw` gives a child a frame from the worker's [`FrameStack`](super::frames::FrameStack) and notes it as an
 //! *inline child*. At the step's `taskwait!()` (`wait`), its inline children run one after the
 //! other as nested calls of `Program::dispatch`, each with a context of its own on the same
 //! worker, and their children do the same: a subtree that nobody steals runs as a recursion of

@@ -22,6 +22,7 @@
 //! [`Context`]: gtap_device::task::Context
 
 mod context;
+mod frames;
 mod join;
 mod pool;
 mod record;
@@ -41,8 +42,9 @@ use gtap_device::task::{Program, TaskFn};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::stats::RunStats;
+use frames::FrameStack;
 use pool::Pool;
-use record::{record_bytes, Arena, FrameStack, Header, TaskPtr};
+use record::{record_bytes, Arena, Header, TaskPtr};
 use worker::Run;
 
 /// What one worker owns across runs.

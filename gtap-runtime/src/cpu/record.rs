@@ -17,12 +17,6 @@
 //! (`context.rs`). Its `pending` counts them; it never runs, and the worker that waits on it
 //! frees it once the count is zero.
 //!
-//! # Frames of inline children
-//!
-//! A child that runs as a call on its parent's worker has no record: its frame comes from
-//! the worker's [`FrameStack`], a region that steps on the worker's native stack allocate and
-//! release in LIFO order (a step's children's frames are released when its join ends).
-//!
 //! # Arenas
 //!
 //! Each worker allocates from its own [`Arena`]: its free list first, then a bump pointer over
@@ -323,88 +317,6 @@ impl Drop for Arena {
     }
 }
 
-/// The per-worker region that the frames of inline children come from (see the module docs).
-pub(crate) struct FrameStack {
-    base: NonNull<u8>,
-    /// Bytes in use, from `base`.
-    top: usize,
-    /// Bytes of one frame: the run's frame stride, at least 16 and a multiple of 16.
-    stride: usize,
-}
-
-// SAFETY: the region is plain memory owned by one worker's slot; it is only touched by the
-// worker that holds the slot's lock.
-unsafe impl Send for FrameStack {}
-
-impl FrameStack {
-    /// Size of the region: 1,024 frames at the default frame limit (256 bytes). A step whose
-    /// child finds it full spawns that child as a record instead.
-    pub(crate) const BYTES: usize = 256 * 1024;
-    const ALIGN: usize = 64;
-
-    pub(crate) fn new() -> Self {
-        let layout = Self::layout();
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        let Some(base) = NonNull::new(ptr) else {
-            std::alloc::handle_alloc_error(layout)
-        };
-        Self {
-            base,
-            top: 0,
-            stride: 16,
-        }
-    }
-
-    fn layout() -> Layout {
-        Layout::from_size_align(Self::BYTES, Self::ALIGN).expect("frame stack layout")
-    }
-
-    /// Empties the region and sets the frame size for a run whose frames have `stride` bytes.
-    pub(crate) fn reset(&mut self, stride: usize) {
-        self.top = 0;
-        self.stride = stride.next_multiple_of(16).max(16);
-    }
-
-    /// A fresh frame of the run's stride, 16-aligned; `None` when the region is full.
-    #[inline]
-    pub(crate) fn alloc(&mut self) -> Option<*mut u8> {
-        if self.top + self.stride > Self::BYTES {
-            return None;
-        }
-        // SAFETY: `top + stride <= BYTES`: the frame lies inside the region.
-        let frame = unsafe { self.base.as_ptr().add(self.top) };
-        self.top += self.stride;
-        Some(frame)
-    }
-
-    /// The current top, to [`FrameStack::release`] to later.
-    #[inline]
-    pub(crate) fn mark(&self) -> usize {
-        self.top
-    }
-
-    /// Frees every frame allocated since `mark` was taken.
-    #[inline]
-    pub(crate) fn release(&mut self, mark: usize) {
-        debug_assert!(mark <= self.top, "frames are released in LIFO order");
-        self.top = mark;
-    }
-
-    /// Bytes of one frame.
-    #[inline]
-    pub(crate) fn stride(&self) -> usize {
-        self.stride
-    }
-}
-
-impl Drop for FrameStack {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with the same layout.
-        unsafe { std::alloc::dealloc(self.base.as_ptr(), Self::layout()) };
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,27 +412,5 @@ mod tests {
         arena.reset(rec, 3 * rec);
         assert_eq!(arena.allocated(), 0);
         assert!(arena.alloc().is_some(), "reset restores the budget");
-    }
-
-    #[test]
-    fn frames_are_aligned_lifo_and_bounded() {
-        let mut frames = FrameStack::new();
-        frames.reset(40);
-        assert_eq!(frames.stride(), 48, "the stride is rounded to 16");
-        let mark = frames.mark();
-        let a = frames.alloc().unwrap();
-        let b = frames.alloc().unwrap();
-        assert_eq!(a as usize % 16, 0);
-        assert_eq!(b as usize - a as usize, 48);
-        frames.release(mark);
-        assert_eq!(
-            frames.alloc(),
-            Some(a),
-            "released frames are handed out again"
-        );
-        frames.reset(FrameStack::BYTES / 2);
-        assert!(frames.alloc().is_some());
-        assert!(frames.alloc().is_some());
-        assert_eq!(frames.alloc(), None, "a full region refuses");
     }
 }

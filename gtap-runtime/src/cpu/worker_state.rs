@@ -24,8 +24,9 @@ use crossbeam_deque::{Steal, Worker};
 use gtap_device::task::{KindId, Program};
 
 use super::context::Child;
+use super::frames::FrameStack;
 use super::join::Level;
-use super::record::{Arena, FrameStack, TaskPtr};
+use super::record::{Arena, TaskPtr};
 use super::worker::{request_work, steal, Run};
 use crate::error::Error;
 use crate::stop::CPU_CHECK_EVERY;
