@@ -146,10 +146,10 @@ fn check(variant: Variant) {
             let seen = std::sync::Arc::clone(seen);
             thread::spawn(move || {
                 // Found no task: ask the owner, then steal, oldest first, one try each. The
-                // executor loads the flag first and stores only a `false` (to spare its owner
-                // an invalidation); the store alone has the same effect on the flag. (Loom's
-                // exploration misses the store behind a load that read `false` here: it never
-                // lets the owner's Relaxed load read it.)
+                // executor loads the flag first and stores `true` only when it read `false` (to
+                // spare its owner an invalidation); the store alone leaves the flag the same.
+                // (With the load before it, loom never let the owner's Relaxed load read this
+                // store, so the model makes the store alone.)
                 p.wanted.store(true, Ordering::Relaxed);
                 for i in [A, B] {
                     if p.slots[i].take() {
