@@ -394,6 +394,34 @@ pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
     }
 }
 
+/// A body that ends `let b = task!(f(..)); taskwait!(); TAIL`, with `f` the function itself,
+/// in a sequential clone: the spawn and the join's count first, then the child, whose result
+/// goes to `tail` (the rest of the body) in each branch, so that the clone's call of itself is
+/// the last thing it does before `tail`'s arithmetic: LLVM can then make it a loop, as it does
+/// the plain recursion's (`docs/cpu-executor.md`). The order matches the state machine's: the
+/// spawn's arguments, then the join's queue, then the child.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn seq_last_task<T: TaskFn, S: crate::task::SeqContext, R>(
+    cx: &mut S,
+    _f: &T,
+    queue: u32,
+    spawned: &mut u32,
+    args: T::Args,
+    wait_queue: u32,
+    tail: impl FnOnce(T::Output) -> R,
+) -> R {
+    let clone = cx.seq_spawn(queue, spawned);
+    cx.seq_wait(wait_queue, spawned);
+    if !(T::HAS_SEQ && clone) {
+        return tail(cx.run_task::<T>(queue, args));
+    }
+    if !cx.seq_same_kind::<T>() {
+        return tail(cx.seq_call::<T>(args));
+    }
+    tail(T::seq(cx, args))
+}
+
 /// `taskwait!(queue = queue)` in a sequential clone: every child already returned; the
 /// executor checks the queue.
 #[cfg(not(target_arch = "nvptx64"))]

@@ -191,6 +191,10 @@ pub trait SeqContext {
     /// Runs `T`'s clone on `args` and returns its result: the executor's bookkeeping around
     /// the call (a panic is reported against the innermost kind that was running).
     fn seq_call<T: TaskFn>(&mut self, args: T::Args) -> T::Output;
+
+    /// Whether `T`'s clone may be called directly, without [`SeqContext::seq_call`]'s
+    /// bookkeeping: `T` is the function running now (a clone calling itself).
+    fn seq_same_kind<T: TaskFn>(&self) -> bool;
 }
 
 /// The lines of a source file that a task function spans (`file!()` as the crate was

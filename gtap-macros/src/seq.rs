@@ -1,7 +1,9 @@
 //! The sequential clone (`TaskFn::seq`, host targets only): the function's body as the user
 //! wrote it, each `task!(queue = q, f(..))` a call of `glue::seq_task` that returns the child's
 //! result at once, and each `taskwait!(queue = q)` a call of `glue::seq_wait`; after the body,
-//! a call of `glue::seq_end` with the spawns since its last join. The CPU executor
+//! a call of `glue::seq_end` with the spawns since its last join. A body that ends with a
+//! spawn of the function itself, the join and a tail expression ends in one call of
+//! `glue::seq_last_task` instead ([`LastSpawn`]), so that LLVM can make that call a loop. The CPU executor
 //! runs it for a child that no idle worker needs (`docs/cpu-executor.md`); the GPU never sees
 //! it (`#[cfg(not(target_arch = "nvptx64"))]`), so the PTX does not change.
 //!
@@ -18,13 +20,13 @@
 //! functions get no clone: their bodies run on every thread of a block.
 
 use crate::{
-    markers::{parse_spawn, parse_wait, Target},
+    markers::{parse_spawn, parse_wait, Spawn, Target},
     parse::{Binding, TaskFnDef},
     tokens::{marker_kind, MarkerKind},
 };
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{visit_mut::VisitMut, Expr, Stmt};
+use syn::{visit::Visit, visit_mut::VisitMut, Expr, Stmt};
 
 /// The items of the clone inside the `TaskFn` impl; nothing for a block-level function.
 pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
@@ -32,6 +34,10 @@ pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
         return TokenStream::new();
     }
     let mut body = def.body.clone();
+    let last = LastSpawn::find(def);
+    if last.is_some() {
+        body.stmts.truncate(body.stmts.len() - 3);
+    }
     let mut rewrite = Rewrite { ok: true };
     rewrite.visit_block_mut(&mut body);
     if !rewrite.ok {
@@ -51,6 +57,7 @@ pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
         None => quote!(()),
     };
     let stmts = &body.stmts;
+    let last = last.map(|l| l.call(&out));
     let body_lints = def.attrs.iter().filter(|a| {
         ["allow", "warn", "deny"]
             .iter()
@@ -87,11 +94,109 @@ pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
                 (move || -> #out {
                     let (#(#pats,)*) = __gtap_args;
                     #(#stmts)*
+                    #last
                 })()
             };
             ::gtap::__private::seq_end(__gtap_seq, __gtap_spawn_count);
             __gtap_out
         }
+    }
+}
+
+/// A body that ends `let PAT = task!(f(..)); taskwait!(); TAIL` (or `task!(f(..));` without
+/// the `let`), where `f` is the function itself and `TAIL` has no markers: the clone makes
+/// these three one call of `glue::seq_last_task`, which counts the join before the child runs
+/// and hands the child's result to `TAIL` in each of its branches, so that the clone's call of
+/// itself is in tail position (with `TAIL`'s arithmetic as an accumulator) and LLVM can turn
+/// it into a loop, as it does the plain recursion's second call (`docs/cpu-executor.md`).
+/// `TAIL` becomes a closure's body: a `return` or `?` in it leaves the closure with the value
+/// the body would have returned, and a non-`move` closure borrows what `TAIL` borrows.
+struct LastSpawn {
+    spawn: Spawn,
+    /// The `let`'s pattern (with its type, if any); `None` for a result not bound.
+    pat: Option<syn::Pat>,
+    wait_queue: Option<Expr>,
+    tail: Expr,
+}
+
+impl LastSpawn {
+    fn find(def: &TaskFnDef) -> Option<Self> {
+        let [.., spawn_stmt, wait_stmt, Stmt::Expr(tail, None)] = def.body.stmts.as_slice() else {
+            return None;
+        };
+        let wait = parse_wait(marker_stmt(wait_stmt, MarkerKind::Wait)?).ok()?;
+        let (mac, pat) = match spawn_stmt {
+            Stmt::Local(local) => {
+                let init = local.init.as_ref()?;
+                if init.diverge.is_some() {
+                    return None;
+                }
+                let Expr::Macro(m) = &*init.expr else {
+                    return None;
+                };
+                (&m.mac, Some(local.pat.clone()))
+            }
+            other => (marker_stmt(other, MarkerKind::Task)?, None),
+        };
+        if marker_kind(&mac.path) != Some(MarkerKind::Task) {
+            return None;
+        }
+        let spawn = parse_spawn(mac, Target::Detached).ok()?;
+        let path = &spawn.func.path;
+        let calls_itself = spawn.func.qself.is_none()
+            && path.leading_colon.is_none()
+            && path.segments.len() == 1
+            && path.segments[0].ident == def.ident;
+        let mut markers = HasMarker(false);
+        markers.visit_expr(tail);
+        (calls_itself && !markers.0).then(|| Self {
+            spawn,
+            pat,
+            wait_queue: wait.queue,
+            tail: tail.clone(),
+        })
+    }
+
+    /// The call that stands for the three statements.
+    fn call(&self, out: &TokenStream) -> TokenStream {
+        let (func, args) = (&self.spawn.func, &self.spawn.args);
+        let (queue, wait_queue) = (
+            queue(self.spawn.queue.as_ref()),
+            queue(self.wait_queue.as_ref()),
+        );
+        let pat = match &self.pat {
+            Some(p) => quote!(#p),
+            None => quote!(_),
+        };
+        let tail = &self.tail;
+        quote! {
+            ::gtap::__private::seq_last_task(
+                __gtap_seq, &#func, #queue, __gtap_spawned, (#(#args,)*), #wait_queue,
+                |#pat| -> #out { #tail },
+            )
+        }
+    }
+}
+
+/// The marker macro of a statement `m!(..);` of kind `kind`.
+fn marker_stmt(stmt: &Stmt, kind: MarkerKind) -> Option<&syn::Macro> {
+    let mac = match stmt {
+        Stmt::Macro(m) => &m.mac,
+        Stmt::Expr(Expr::Macro(m), Some(_)) => &m.mac,
+        _ => return None,
+    };
+    (marker_kind(&mac.path) == Some(kind)).then_some(mac)
+}
+
+/// Whether an expression holds a marker anywhere.
+struct HasMarker(bool);
+
+impl<'ast> Visit<'ast> for HasMarker {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if marker_kind(&m.path).is_some() {
+            self.0 = true;
+        }
+        syn::visit::visit_macro(self, m);
     }
 }
 

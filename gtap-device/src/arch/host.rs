@@ -132,3 +132,36 @@ pub fn globaltimer() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
+
+/// The stack pointer of the calling frame: the CPU executor's measure of how deep its native
+/// stack is. Read from the register, not from a local's address, so that the function asking
+/// has no local whose address escapes (one would keep LLVM from turning a sequential clone's
+/// last self-call into a loop; `docs/cpu-executor.md`, "Where it stands against its targets").
+#[inline(always)]
+#[must_use]
+pub fn stack_pointer() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: copies the stack pointer register into a general register; reads and writes
+        // no memory, does not touch the stack and keeps the flags.
+        unsafe {
+            core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+        }
+        sp
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let sp: usize;
+        // SAFETY: as above.
+        unsafe {
+            core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
+        }
+        sp
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let probe = 0u8;
+        core::hint::black_box(&raw const probe) as usize
+    }
+}

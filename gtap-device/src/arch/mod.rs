@@ -2,7 +2,8 @@
 //!
 //! `host.rs` implements them with `core::sync::atomic`; `nvptx.rs` with explicit PTX, because on
 //! nvptx rustc 1.95 drops the ordering of atomic RMWs and gives every other atomic `.sys` scope
-//! (DESIGN.md §5). No other module of gtap contains `asm!`.
+//! (DESIGN.md §5). `host.rs` also reads the stack pointer for the CPU executor
+//! (`stack_pointer`, one `mov` on x86-64 and AArch64). No other module of gtap contains `asm!`.
 //!
 //! User-level atomics (these signatures exist on both targets): relaxed, device ("gpu") scope,
 //! on naturally aligned addresses in memory every task can reach.

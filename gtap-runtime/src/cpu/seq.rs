@@ -21,6 +21,13 @@
 //! looks at the run a worker makes at most `Config::max_children` spawns per join past the
 //! countdown.
 //!
+//! A body that ends with a spawn of its own function and the join (`glue::seq_last_task`) has
+//! the join counted before that last child runs, and calls the child's clone directly when the
+//! running kind is its own ([`SeqCx::seq_same_kind`]), so that the call is the clone's last
+//! and LLVM can make it a loop; the stack probe reads the stack pointer's register for the same
+//! reason (`worker_state.rs`). fib(32) on one worker: 12.1-12.3 ms against 13.2-13.4
+//! (`docs/runs/cpu-clone-last-spawn-2core.txt`).
+//!
 //! A clone cannot return early: when the run fails under it (a refused spawn, another
 //! worker's panic, a stop request), it unwinds with [`Abort`], which the worker loop's
 //! `catch_unwind` recognizes and does not report as a panic. A result that a task child writes
@@ -165,6 +172,11 @@ impl<P: Program> SeqContext for SeqCx<'_, '_, P> {
         if spawned != 0 && self.w.count_clone_spawns(spawned) {
             abort();
         }
+    }
+
+    #[inline(always)]
+    fn seq_same_kind<T: TaskFn>(&self) -> bool {
+        self.w.kind == T::ID
     }
 
     #[inline(always)]

@@ -249,11 +249,10 @@ impl<'a, 'r> WorkerState<'a, 'r> {
     /// loop is below [`INLINE_STACK_BYTES`].
     #[inline]
     pub(super) fn stack_allows_inline(&self) -> bool {
-        // The address of a local of this frame (the function is inlined into the step or
-        // clone that spawns): no `black_box`, which stored the local and cost three
-        // instructions a spawn in clones.
-        let probe = 0u8;
-        let here = (&raw const probe) as usize;
+        // The stack pointer of the step or clone that spawns (this is inlined into it), read
+        // from the register: a local's address would make the clone keep a local whose
+        // address escapes, which stops LLVM from turning its last self-call into a loop.
+        let here = gtap_device::arch::stack_pointer();
         // `|here - base| < INLINE_STACK_BYTES`, as one range test.
         here.wrapping_sub(self.stack_low) < 2 * INLINE_STACK_BYTES
     }
