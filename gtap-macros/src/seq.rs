@@ -128,7 +128,9 @@ impl LastSpawn {
         let (mac, pat) = match spawn_stmt {
             Stmt::Local(local) => {
                 let init = local.init.as_ref()?;
-                if init.diverge.is_some() {
+                // An attribute on the `let` (a `cfg`, say) would be lost on a closure's
+                // parameter: such a body keeps its statements.
+                if init.diverge.is_some() || !local.attrs.is_empty() {
                     return None;
                 }
                 let Expr::Macro(m) = &*init.expr else {
@@ -178,11 +180,11 @@ impl LastSpawn {
     }
 }
 
-/// The marker macro of a statement `m!(..);` of kind `kind`.
+/// The marker macro of a statement `m!(..);` of kind `kind`, without attributes.
 fn marker_stmt(stmt: &Stmt, kind: MarkerKind) -> Option<&syn::Macro> {
     let mac = match stmt {
-        Stmt::Macro(m) => &m.mac,
-        Stmt::Expr(Expr::Macro(m), Some(_)) => &m.mac,
+        Stmt::Macro(m) if m.attrs.is_empty() => &m.mac,
+        Stmt::Expr(Expr::Macro(m), Some(_)) if m.attrs.is_empty() => &m.mac,
         _ => return None,
     };
     (marker_kind(&mac.path) == Some(kind)).then_some(mac)

@@ -293,3 +293,22 @@ program!(WSum = [wsum<u8>]);
 fn generic_function() {
     check::<WSum, _>(wsum::<u8>, (100, 3u8), 3 * 5050);
 }
+
+// ---- an attribute on the last spawn's `let`: the body keeps its statements ----
+
+#[gtap::function]
+fn attributed(n: u64) -> u64 {
+    if n == 0 {
+        return 7;
+    }
+    #[allow(unused_mut)]
+    let mut b = task!(attributed(n - 1));
+    taskwait!();
+    b + 2
+}
+program!(Attributed = [attributed]);
+
+#[test]
+fn attribute_on_the_let() {
+    check::<Attributed, _>(attributed, (10,), 27);
+}
