@@ -30,7 +30,6 @@ pub use gtap_runtime::*;
 #[doc(hidden)]
 pub mod __private {
     pub use gtap_device::glue::*;
-    #[cfg(not(target_arch = "nvptx64"))]
     pub use gtap_device::task::SeqContext;
     pub use gtap_device::task::{Arity, Context, KindId, Source, Step, TaskFn};
 }

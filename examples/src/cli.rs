@@ -96,6 +96,21 @@ pub struct Opts {
     /// GPU, work first: run every step's last child inline, not only a lone child.
     #[arg(long)]
     pub inline_last_child: bool,
+    /// GPU: let lanes run children as calls of their sequential clones (`Config::gpu_clones`;
+    /// off by default).
+    #[arg(long, conflicts_with = "no_clones")]
+    pub clones: bool,
+    /// GPU: make every child a task (`Config::gpu_clones = false`, the default).
+    #[arg(long)]
+    pub no_clones: bool,
+    /// GPU, with clones: the ready tasks a warp needs besides its batch before its children
+    /// become calls (`Config::gpu_clone_ready`).
+    #[arg(long, value_name = "N")]
+    pub clone_ready: Option<u32>,
+    /// GPU: the per-thread stack in bytes (`Config::stack_bytes`); clones use what the
+    /// kernel's frame and a reserve leave of it.
+    #[arg(long, value_name = "BYTES")]
+    pub stack_bytes: Option<u32>,
     /// GPU: idle workers' longest sleep (256..=1000000 ns, default 2048).
     #[arg(long, value_name = "N")]
     pub idle_max_ns: Option<u32>,
@@ -202,6 +217,29 @@ mod tests {
         assert!(c.cpu && !c.gpu);
         assert_eq!(c.reps, 3);
         assert_eq!(c.positional, ["32", "6", "epaq"]);
+    }
+
+    #[test]
+    fn clone_flags_reach_the_options() {
+        let c = cli(&[
+            "--gpu",
+            "--clones",
+            "--clone-ready",
+            "64",
+            "--stack-bytes",
+            "8192",
+        ])
+        .unwrap();
+        assert!(c.clones);
+        assert_eq!(c.clone_ready, Some(64));
+        assert_eq!(c.stack_bytes, Some(8192));
+        let config = c.config_with(gtap::Config::default());
+        assert!(config.gpu_clones);
+        assert_eq!(config.gpu_clone_ready, 64);
+        assert_eq!(config.stack_bytes, 8192);
+        let off = cli(&["--gpu", "--no-clones"]).unwrap();
+        assert!(!off.config_with(gtap::Config::default()).gpu_clones);
+        assert!(cli(&["--clones", "--no-clones"]).is_err());
     }
 
     #[test]

@@ -132,6 +132,9 @@ impl Opts {
         config.release_all_below = self.release_all_below.unwrap_or(config.release_all_below);
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);
         config.inline_last_child |= self.inline_last_child;
+        config.gpu_clones = (config.gpu_clones || self.clones) && !self.no_clones;
+        config.gpu_clone_ready = self.clone_ready.unwrap_or(config.gpu_clone_ready);
+        config.stack_bytes = self.stack_bytes.unwrap_or(config.stack_bytes);
         config.idle_max_ns = self.idle_max_ns.unwrap_or(config.idle_max_ns);
         config.steal_tries = self.steal_tries.unwrap_or(config.steal_tries);
         config.gpu_pool_bytes = self.pool_bytes.or(config.gpu_pool_bytes);

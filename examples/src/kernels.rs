@@ -15,10 +15,10 @@ use crate::apps::{
     uts::Uts,
 };
 
-gtap::kernel!(Fib);
+gtap::kernel!(Fib, clones);
 gtap::kernel!(FibCutoff);
 gtap::kernel!(NQueens);
-gtap::kernel!(MergeSort);
+gtap::kernel!(MergeSort, clones);
 gtap::kernel!(CilkSort);
 gtap::kernel!(BinaryTree);
 gtap::kernel!(Bfs);
@@ -30,8 +30,8 @@ gtap::kernel!(SpmvBlock);
 gtap::kernel!(BfsBlock);
 gtap::kernel!(BfsMixed);
 gtap::kernel!(MergeSortMixed);
-gtap::kernel!(Constructs);
-gtap::kernel!(Chain);
+gtap::kernel!(Constructs, clones);
+gtap::kernel!(Chain, clones);
 gtap::kernel!(Uts);
 gtap::kernel!(SliceSum);
 gtap::kernel!(TableSum);

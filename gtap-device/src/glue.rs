@@ -5,7 +5,7 @@
 //! `task!` is reported by [`TaskFn`]'s `on_unimplemented` message rather than a "cannot find
 //! type" error.
 
-use crate::task::{Arity, Context, TaskFn};
+use crate::task::{Arity, Called, Context, TaskFn};
 
 /// Default limit on a task-data struct, in bytes; override per function with
 /// `#[gtap::function(max_frame_bytes = N)]`.
@@ -30,15 +30,8 @@ where
     T: Arity<N>,
     C: Context,
 {
-    // SAFETY: the caller's contract on `result_dst` is the one `spawn_raw` asks for.
-    let frame = unsafe { ctx.spawn_raw(T::ID, queue, result_dst.cast()) };
-    if frame.is_null() {
-        return false;
-    }
-    // SAFETY: the scheduler returned a fresh, 16-aligned frame of at least this kind's size;
-    // the arguments live at offset 0 (the frame struct is #[repr(C)] with `args` first).
-    unsafe { frame.cast::<T::Args>().write(args) };
-    true
+    // SAFETY: forwarded.
+    unsafe { spawn_task(ctx, _f, queue, result_dst, args) }
 }
 
 /// A null result destination typed for `f`'s output (a discarded result).
@@ -365,19 +358,29 @@ pub unsafe fn spawn_task<T: TaskFn, C: Context>(
     result_dst: *mut T::Output,
     args: T::Args,
 ) -> bool {
+    if T::HAS_SEQ {
+        // A child the executor runs at once as a call of its clone (a GPU lane whose warp has
+        // enough ready work); its result reaches `result_dst` at the step's next wait.
+        // SAFETY: the caller's contract on `result_dst` is the one `spawn_call` asks for.
+        match unsafe { ctx.spawn_call::<T>(queue, result_dst, args) } {
+            Called::Ran => return true,
+            Called::Refused => return false,
+            Called::Declined => {}
+        }
+    }
     // SAFETY: the caller's contract on `result_dst` is the one `spawn_raw` asks for.
     let frame = unsafe { ctx.spawn_raw(T::ID, queue, result_dst.cast()) };
     if frame.is_null() {
         return false;
     }
-    // SAFETY: as in `spawn`: a fresh, 16-aligned frame with the arguments at offset 0.
+    // SAFETY: the scheduler returned a fresh, 16-aligned frame of at least this kind's size;
+    // the arguments live at offset 0 (the frame struct is #[repr(C)] with `args` first).
     unsafe { frame.cast::<T::Args>().write(args) };
     true
 }
 
 /// `task!(queue = queue, f(args))` in a sequential clone ([`crate::task::TaskFn::seq`]): `f`'s
 /// clone at once when the executor allows it, else `f` as a task; its result either way.
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
     cx: &mut S,
@@ -400,7 +403,6 @@ pub fn seq_task<T: TaskFn, S: crate::task::SeqContext>(
 /// the last thing it does before `tail`'s arithmetic: LLVM can then make it a loop, as it does
 /// the plain recursion's (`docs/cpu-executor.md`). The order matches the state machine's: the
 /// spawn's arguments, then the join's queue, then the child.
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn seq_last_task<T: TaskFn, S: crate::task::SeqContext, R>(
     cx: &mut S,
@@ -424,7 +426,6 @@ pub fn seq_last_task<T: TaskFn, S: crate::task::SeqContext, R>(
 
 /// `taskwait!(queue = queue)` in a sequential clone: every child already returned; the
 /// executor checks the queue.
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn seq_wait<S: crate::task::SeqContext>(cx: &mut S, queue: u32, spawned: &mut u32) {
     cx.seq_wait(queue, spawned);
@@ -432,7 +433,6 @@ pub fn seq_wait<S: crate::task::SeqContext>(cx: &mut S, queue: u32, spawned: &mu
 
 /// The end of a sequential clone's body: the executor counts the `spawned` tasks it made after
 /// its last `taskwait!()`.
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn seq_end<S: crate::task::SeqContext>(cx: &mut S, spawned: u32) {
     cx.seq_end(spawned);

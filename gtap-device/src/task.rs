@@ -96,6 +96,18 @@ pub enum Step {
     Aborted,
 }
 
+/// What [`Context::spawn_call`] did with a child.
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Called {
+    /// It ran as a call; its result is written at the step's next wait.
+    Ran,
+    /// Not a call: spawn it as a task.
+    Declined,
+    /// A limit was exceeded (recorded): the step aborts.
+    Refused,
+}
+
 /// Implemented by the marker type of every `#[gtap::function]`.
 ///
 /// # Safety
@@ -146,17 +158,16 @@ pub unsafe trait TaskFn: Copy + 'static {
     /// on later entries. `ctx.result_dst()` is null or valid for a write of `Output`.
     unsafe fn step<C: Context>(ctx: &mut C) -> Step;
 
-    /// Whether [`TaskFn::seq`] is the function's sequential clone (thread-level functions);
-    /// host targets only.
-    #[cfg(not(target_arch = "nvptx64"))]
+    /// Whether [`TaskFn::seq`] is the function's sequential clone (thread-level functions,
+    /// release builds).
     const HAS_SEQ: bool = false;
 
-    /// The sequential clone, host targets only: the function's body as a plain function, each
-    /// `task!(f(..))` a call of [`crate::glue::seq_task`] (which runs `f`'s clone at once, or
-    /// `f` as a task when the executor says so) and each `taskwait!()` a call of
-    /// [`crate::glue::seq_wait`]. The CPU executor runs it for a child that nobody is waiting
-    /// to steal. Only called when [`TaskFn::HAS_SEQ`].
-    #[cfg(not(target_arch = "nvptx64"))]
+    /// The sequential clone: the function's body as a plain function, each `task!(f(..))` a
+    /// call of [`crate::glue::seq_task`] (which runs `f`'s clone at once, or `f` as a task
+    /// when the executor says so) and each `taskwait!()` a call of [`crate::glue::seq_wait`].
+    /// The CPU executor runs it for a child that nobody is waiting to steal, the GPU's lanes
+    /// for a child while their warp has enough ready work (`gpu/worker/clone.rs`). Only
+    /// called when [`TaskFn::HAS_SEQ`].
     fn seq<S: SeqContext>(cx: &mut S, args: Self::Args) -> Self::Output {
         let _ = (cx, args);
         unreachable!("a task function without a sequential clone was run as one")
@@ -164,8 +175,7 @@ pub unsafe trait TaskFn: Copy + 'static {
 }
 
 /// What a sequential clone ([`TaskFn::seq`]) asks of the executor that runs it, at its
-/// `task!`s and `taskwait!`s. Host targets only.
-#[cfg(not(target_arch = "nvptx64"))]
+/// `task!`s and `taskwait!`s: the CPU executor's worker, or a GPU lane.
 pub trait SeqContext {
     /// At a `task!(queue = queue, f(..))`, the `spawned`-th since the last join: checks the
     /// queue and the spawn count and adds the task to `spawned` (the executor counts tasks a
@@ -288,6 +298,29 @@ pub unsafe trait Context {
     /// `result_dst` is null or valid for a write of the child's output until the child finishes.
     unsafe fn spawn_raw(&mut self, kind: KindId, queue: u32, result_dst: *mut u8) -> *mut u8;
 
+    /// Offers the child `T(args)` to run at once as a call of `T`'s sequential clone
+    /// ([`TaskFn::seq`], which the caller checked `T` has): [`Called::Ran`] when it ran, its
+    /// result kept until the step's next [`Context::wait`] writes it to `result_dst` (the
+    /// step may write that slot itself before the wait, as it may before a child task
+    /// finishes); [`Called::Declined`] to spawn it as a task instead; [`Called::Refused`]
+    /// when a limit was exceeded (the error is recorded and the step must return
+    /// [`Step::Aborted`]). The default declines: the CPU executor runs its children at the
+    /// wait instead (`spawn_raw`), a block's threads never call.
+    ///
+    /// # Safety
+    ///
+    /// `result_dst` is null or valid for a write of `T::Output` until the step's next wait.
+    #[inline(always)]
+    unsafe fn spawn_call<T: TaskFn>(
+        &mut self,
+        queue: u32,
+        result_dst: *mut T::Output,
+        args: T::Args,
+    ) -> Called {
+        let _ = (queue, result_dst, args);
+        Called::Declined
+    }
+
     /// Joins the children spawned since the last wait: `false` when they are done (there were
     /// none, or the executor ran them before returning, as the CPU executor runs children as
     /// calls) and the step goes on at `resume_state` at once, reading back what it saved;
@@ -351,15 +384,24 @@ pub unsafe trait Program: Copy + 'static {
     /// As for [`TaskFn::step`] of that kind.
     unsafe fn dispatch<C: Context>(ctx: &mut C, kind: KindId) -> Step;
 
+    /// [`Program::dispatch`] with each kind's step out of line (one function per kind instead
+    /// of every step inlined into the caller): for a loop that runs steps rarely, where a
+    /// copy of every step would only cost compile time (the GPU lane's records past its
+    /// clone's stack, `gpu/worker/solo.rs`).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Program::dispatch`].
+    unsafe fn dispatch_outlined<C: Context>(ctx: &mut C, kind: KindId) -> Step;
+
     /// Runs the sequential clone of `kind` with the arguments at `args` and writes its result
     /// to `result_dst` (unless null); `false`, without running anything, when `kind` has no
-    /// clone ([`TaskFn::HAS_SEQ`]) or is not in the program. Host targets only.
+    /// clone ([`TaskFn::HAS_SEQ`]) or is not in the program.
     ///
     /// # Safety
     ///
     /// `args` points to `kind`'s argument tuple (a frame's offset 0); `result_dst` is null or
     /// valid for a write of `kind`'s output.
-    #[cfg(not(target_arch = "nvptx64"))]
     unsafe fn dispatch_seq<S: SeqContext>(
         cx: &mut S,
         kind: KindId,
@@ -455,6 +497,17 @@ pub unsafe fn step_of<T: TaskFn, C: Context>(_: &T, ctx: &mut C) -> Step {
     unsafe { T::step(ctx) }
 }
 
+/// Runs one step of `f`, out of line (see [`Program::dispatch_outlined`]).
+///
+/// # Safety
+///
+/// As for [`TaskFn::step`].
+#[inline(never)]
+pub unsafe fn step_outlined<T: TaskFn, C: Context>(_: &T, ctx: &mut C) -> Step {
+    // SAFETY: forwarded from the caller.
+    unsafe { T::step(ctx) }
+}
+
 /// Runs `f`'s sequential clone on the arguments at `args`, writing the result to `result_dst`
 /// unless it is null; `false` when `f` has none.
 ///
@@ -462,7 +515,6 @@ pub unsafe fn step_of<T: TaskFn, C: Context>(_: &T, ctx: &mut C) -> Step {
 ///
 /// `args` points to `f`'s argument tuple; `result_dst` is null or valid for a write of its
 /// output.
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub unsafe fn seq_of<T: TaskFn, S: SeqContext>(
     _: &T,
@@ -549,7 +601,6 @@ macro_rules! program {
                 &[$($crate::task::args_read_only_of(&$f)),+];
             const HAS_BLOCK: bool = false $(|| $crate::task::block_of(&$f))+;
 
-            #[cfg(not(target_arch = "nvptx64"))]
             #[inline(always)]
             unsafe fn dispatch_seq<S: $crate::task::SeqContext>(
                 cx: &mut S,
@@ -564,6 +615,20 @@ macro_rules! program {
                     }
                 )+
                 false
+            }
+
+            #[inline(always)]
+            unsafe fn dispatch_outlined<C: $crate::task::Context>(
+                ctx: &mut C,
+                kind: $crate::task::KindId,
+            ) -> $crate::task::Step {
+                $(
+                    if kind == const { $crate::task::kind_of(&$f) } {
+                        // SAFETY: forwarded from the caller; `kind` selects this step.
+                        return unsafe { $crate::task::step_outlined(&$f, ctx) };
+                    }
+                )+
+                ctx.unknown_kind(kind)
             }
 
             #[inline(always)]

@@ -4,8 +4,9 @@
 //! a call of `glue::seq_end` with the spawns since its last join. A body that ends with a
 //! spawn of the function itself, the join and a tail expression ends in one call of
 //! `glue::seq_last_task` instead ([`LastSpawn`]), so that LLVM can make that call a loop. The CPU executor
-//! runs it for a child that no idle worker needs (`docs/cpu-executor.md`); the GPU never sees
-//! it (`#[cfg(not(target_arch = "nvptx64"))]`), so the PTX does not change.
+//! runs it for a child that no idle worker needs (`docs/cpu-executor.md`), a GPU lane for a
+//! child while its warp has enough ready work (`docs/gpu-runtime.md`, "Children as calls");
+//! on both targets it is compiled only where an executor instantiates it.
 //!
 //! The clone is compiled only without debug assertions (release builds). A second copy of the
 //! body would report a type error in it a second time wherever the glue differs from the
@@ -64,10 +65,10 @@ pub(crate) fn items(def: &TaskFnDef, block: bool) -> TokenStream {
             .any(|n| a.path().is_ident(n))
     });
     quote! {
-        #[cfg(all(not(target_arch = "nvptx64"), not(debug_assertions)))]
+        #[cfg(not(debug_assertions))]
         const HAS_SEQ: bool = true;
 
-        #[cfg(all(not(target_arch = "nvptx64"), not(debug_assertions)))]
+        #[cfg(not(debug_assertions))]
         #[allow(
             unused_mut,
             unused_variables,

@@ -166,6 +166,21 @@ pub struct Config {
     /// so records can be large, while programs that run thread-level tasks on block-level
     /// workers need many).
     pub tasks_per_block: Option<u32>,
+    /// GPU, work-first scheduler, one GPU, thread-level programs with joins: let a lane run a
+    /// child as a call of its function's sequential clone (the body with each `task!` a call)
+    /// while its warp has enough ready work, instead of making every `task!` a task
+    /// (`docs/gpu-runtime.md`, "Children as calls"). Clones go no deeper than the lane's
+    /// stack allows ([`Config::stack_bytes`]), and answer idle warps' requests by handing
+    /// pieces off. Default `false`: every answer is checked with clones on, but the rule that
+    /// chooses calls does not pay yet (fib(40) took 11.1 s with it against 44 ms without on an
+    /// H200: whole subtrees become calls before the tree has spread, `docs/benchmarks.md`,
+    /// "Sequential clones on the GPU"), so they are for measuring the next rule.
+    pub gpu_clones: bool,
+    /// GPU, with [`Config::gpu_clones`]: a step's children are calls while its warp's private
+    /// deque holds at least this many ready tasks besides the batch it runs (default 32: the
+    /// next batch is full too), `0..=65536`. 0 makes every child a call from the root on, so
+    /// that the whole tree runs in clones and spreads only by hand-offs (a test of that path).
+    pub gpu_clone_ready: u32,
     /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
@@ -185,7 +200,9 @@ pub struct Config {
     /// macro's default `max_frame_bytes`).
     pub task_data_limit: usize,
     /// GPU: the per-thread stack, in bytes (default 4096; CUDA's default 1 KiB is too small for
-    /// deep device calls).
+    /// deep device calls). Sequential clones ([`Config::gpu_clones`]) use what the kernel's
+    /// own frame and a 1 KiB reserve leave of it; a clone that would go deeper runs the rest
+    /// of its subtree as records of its lane.
     pub stack_bytes: u32,
     /// GPU: a cap on registers per thread for every kernel, given to the PTX JIT
     /// (`CU_JIT_MAX_REGISTERS`). `None` (the default) leaves the choice to the compiler,
@@ -258,6 +275,8 @@ impl Default for Config {
             steal_tries: 4,
             block_threads: 128,
             tasks_per_block: None,
+            gpu_clones: false,
+            gpu_clone_ready: 32,
             cpu_pool_bytes: 4 << 30,
             cpu_inline_children: true,
             max_children: 64,
@@ -379,6 +398,9 @@ impl Config {
         }
         if self.task_data_limit < 16 {
             return bad("task_data_limit", self.task_data_limit, "at least 16 bytes");
+        }
+        if self.gpu_clone_ready > 65_536 {
+            return bad("gpu_clone_ready", self.gpu_clone_ready, "at most 65536");
         }
         if self.stack_bytes < 1024 {
             return bad("stack_bytes", self.stack_bytes, "at least 1024 bytes");

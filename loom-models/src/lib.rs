@@ -91,6 +91,13 @@
 //!   child may have taken to zero already, then waits for zero, reads both results and frees
 //!   the cell (the flag seen or not, both explored). `count_after_push` (the promoted record
 //!   published before it is counted: a count below zero) and `relaxed_wait` must be rejected.
+//! - `gpu_hand_off::handed_off_then_done_or_taken_back`: a sequential clone's hand-off on the
+//!   GPU (`gtap-device/src/gpu/worker/clone.rs`): a lane writes a child task, marks its cell
+//!   offered and commits the task to an overflow queue; a refilling warp claims it with a CAS
+//!   and completes it (result, fence, *done* with release), or the lane takes it back with the
+//!   same CAS and runs it itself; the child runs once and the lane reads its result (both
+//!   outcomes explored). `relaxed_done` and `plain_claim` (a load and a store for the CAS)
+//!   must be rejected.
 //! - `no_*` (`#[should_panic]`): the same model with one fence left out (or, `no_mark_check`,
 //!   the inline rule without its mark test); loom must report the race, so the models are known
 //!   to be able to fail.
@@ -105,6 +112,8 @@ mod cpu_join;
 mod cpu_promote;
 #[cfg(test)]
 mod deque_slot;
+#[cfg(test)]
+mod gpu_hand_off;
 #[cfg(test)]
 mod model;
 #[cfg(test)]

@@ -415,6 +415,19 @@ store!(
     st_release_sys_u32, u32, reg32, "st.release.sys.u32"
 );
 
+/// The address of a local of the calling frame, in the generic window: how deep this
+/// thread's stack is. The stack grows down (a call lowers `R1` by the callee's frame), and a
+/// thread's local window keeps its offsets, so two readings of one thread subtract to the
+/// bytes between them. A sequential clone compares it with its floor before each call
+/// (`gpu/worker/clone.rs`). PTX names no stack pointer an `asm!` could read (`%SP` exists
+/// only in functions whose frame LLVM declares), so a local's address stands for it.
+#[inline(always)]
+#[must_use]
+pub fn stack_pointer() -> usize {
+    let probe = 0u8;
+    core::hint::black_box(&raw const probe) as usize
+}
+
 /// Asks the SM's L1 to fetch the sector at `p` (a generic address in global memory) ahead of
 /// the loads that will read it (`CCTL.E.PF1`): writes no register and waits for nothing, so
 /// the fetch overlaps whatever the thread does until then. Its only effect is on timing.

@@ -47,13 +47,56 @@ pub const IMPORTS_PER_WARP: u32 = 8;
 /// the joins' "nothing next").
 pub const IMPORT_WARPS: u32 = (NONE - 1 - IMPORT_BASE) / IMPORTS_PER_WARP;
 
-/// Whether `parent` (a header's parent) is a task slot of this GPU, not the root's parent or
-/// an import marker.
+/// Parents from here to [`IMPORT_BASE`] are *cells*: a task that a lane's sequential clone
+/// handed to a hungry warp has the parent `CELL_BASE + i`, where `i` is the lane's global
+/// index, and its completion is written to that lane's [`Cell`] (`gpu/worker/clone.rs`). Every
+/// slot index is below it (the host checks that a run's slots fit).
+pub const CELL_BASE: u32 = 0xFF00_0000;
+
+/// Whether `parent` (a header's parent) is a task slot of this GPU, not the root's parent, a
+/// cell or an import marker.
 #[inline(always)]
 #[must_use]
 pub const fn is_slot(parent: u32) -> bool {
-    parent < IMPORT_BASE
+    parent < CELL_BASE
 }
+
+/// Whether `parent` is a cell (see [`CELL_BASE`]).
+#[inline(always)]
+#[must_use]
+pub const fn is_cell(parent: u32) -> bool {
+    parent >= CELL_BASE && parent < IMPORT_BASE
+}
+
+/// Bytes of a [`Cell`]'s result: a clone hands a child to another warp only when the child's
+/// result fits.
+pub const CELL_RESULT_BYTES: usize = 56;
+
+/// One lane's hand-off cell (`gpu/worker/clone.rs`): the state of the one child its clone
+/// handed to a hungry warp, and the child's result. [`Params::cells`] holds one per lane of
+/// the grid, zeroed once when allocated.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// `generation << 2 | state`: [`CELL_IDLE`], [`CELL_OFFERED`], [`CELL_TAKEN`] or
+    /// [`CELL_DONE`]; each hand-off of the lane has a new generation, which the child's header
+    /// carries in [`Header::reserved`].
+    pub word: u32,
+    /// Unused.
+    pub pad: u32,
+    /// The child's result (its `result_dst`).
+    pub result: [u64; 7],
+}
+const _: () = assert!(core::mem::size_of::<Cell>() == 64 && CELL_RESULT_BYTES == 7 * 8);
+
+/// [`Cell::word`]'s state: nothing handed off (or the owner took its child back).
+pub const CELL_IDLE: u32 = 0;
+/// [`Cell::word`]'s state: the child waits in an overflow queue for a taker.
+pub const CELL_OFFERED: u32 = 1;
+/// [`Cell::word`]'s state: a warp took the child from the queue and runs it.
+pub const CELL_TAKEN: u32 = 2;
+/// [`Cell::word`]'s state: the child and its subtree finished; the result is written.
+pub const CELL_DONE: u32 = 3;
 
 /// What one GPU of a multi-GPU run tells the others about itself (`Params::peers` holds one
 /// per GPU, the same table on every GPU). Every address is a device address that every GPU
@@ -138,8 +181,11 @@ pub struct Header {
     pub flags: u16,
     /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
     pub parent: u32,
-    /// Unused (written as 0 by a spawn, not by an import, `peer`; never read): the second
-    /// half is `parent`, this word and `result_dst`.
+    /// 0 (written by a spawn, not by an import, `peer`), or for a child a lane's clone handed
+    /// to another warp (its parent a cell), that hand-off's generation, which the warp that
+    /// takes it checks against the cell (`gpu/worker/clone.rs`); the lane-private records of
+    /// a clone past its stack (`gpu/worker/solo.rs`) link their ready list through it. The
+    /// second half is `parent`, this word and `result_dst`.
     pub reserved: u32,
     /// Where the task writes its result; 0 when it is discarded.
     pub result_dst: u64,
@@ -497,6 +543,24 @@ pub struct Params {
     /// Multi-GPU runs: nanoseconds from the courier's start during which its GPU asks no
     /// other GPU for work (`Config::spread_after`), so that a short run stays on the first.
     pub spread_after_ns: u32,
+    /// Work-first thread-level kernel on one GPU, programs with joins: 1 lets a lane run a
+    /// child as a call of its sequential clone (`Config::gpu_clones`; `gpu/worker/clone.rs`).
+    pub clones: u32,
+    /// A step's children are calls while its warp's private part holds at least this many
+    /// ready tasks (`Config::gpu_clone_ready`).
+    pub clone_ready: u32,
+    /// Bytes of a lane's stack its clones may use below where the first one started
+    /// (`Config::stack_bytes` less the kernel's own frame and a reserve).
+    pub clone_stack: u32,
+    /// Unused.
+    pub clone_pad: u32,
+    /// With clones: one request word per warp (`u32`), set by idle warps, answered by the
+    /// warp's clones (`gpu/worker/clone.rs`); then one more word, the children that lanes
+    /// handed to other warps and still wait for (a warp does not park while one is out,
+    /// `park.rs`).
+    pub wanted: u64,
+    /// With clones: one [`Cell`] per lane of the grid.
+    pub cells: u64,
 }
 
 /// Words of one warp's park record (`park.rs`): its shared-memory scheduler words

@@ -64,7 +64,7 @@ mod worker;
 
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
-pub use worker::{block_worker, thread_worker};
+pub use worker::{block_worker, thread_worker, thread_worker_clones};
 
 /// The running kernel's params, for the panic handler (which gets no context). Every warp
 /// writes the same value at its start.
@@ -174,7 +174,12 @@ fn record_panic(info: &core::panic::PanicInfo<'_>) {
 /// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
 /// (each compiles to an empty kernel for the other kind of program), each also as
 /// `..._profiled_<Program>` (the profiler), `..._gq_<Program>` (the global-queue ablation),
-/// `..._shared_<Program>` and `..._shared_profiled_<Program>` (the shared-deque ablation).
+/// `..._shared_<Program>` and `..._shared_profiled_<Program>` (the shared-deque ablation),
+/// `..._multi_<Program>` (several GPUs). `gtap::kernel!(Program, clones)` also emits
+/// `gtap_thread_worker_clones_<Program>`, whose lanes run children as calls of their
+/// sequential clones (`Config::gpu_clones`); only on request, since every such kernel adds to
+/// the module's first-launch compile time (the examples' module took 150 s instead of 59 with
+/// one for every program, on an H200).
 /// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
@@ -185,6 +190,17 @@ macro_rules! kernel {
         const _: () = {
             $crate::__gtap_entries!($program, thread_worker, "gtap_thread_worker");
             $crate::__gtap_entries!($program, block_worker, "gtap_block_worker");
+        };
+    };
+    ($program:ident, clones) => {
+        $crate::kernel!($program);
+        const _: () = {
+            #[export_name = concat!("gtap_thread_worker_clones_", stringify!($program))]
+            pub unsafe extern "ptx-kernel" fn clones(params: *const $crate::gpu::layout::Params) {
+                // SAFETY: launched by the gtap host runtime with params whose clone fields
+                // are set (`Config::gpu_clones`).
+                unsafe { $crate::gpu::thread_worker_clones::<$program>(params) }
+            }
         };
     };
 }
@@ -229,7 +245,8 @@ macro_rules! __gtap_entries {
 /// [`layout::Params`]: the thread-level `gtap_thread_worker_<Program>`, and the block-level
 /// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
 /// (each compiles to an empty kernel for the other kind of program), each also as
-/// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation).
+/// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation);
+/// `gtap::kernel!(Program, clones)` also the kernel for `Config::gpu_clones`.
 /// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
@@ -240,5 +257,8 @@ macro_rules! kernel {
         const _: fn() = || {
             let _ = <$program as $crate::task::Program>::KINDS;
         };
+    };
+    ($program:ident, clones) => {
+        $crate::kernel!($program);
     };
 }

@@ -395,7 +395,9 @@ unsafe fn overflow_refill(
             let mut n = 0;
             for j in 0..got {
                 let slot = gq.take(q, base.wrapping_add(j));
-                if slot != NONE {
+                // A child a lane's clone handed off is this warp's only if its claim wins
+                // over the lane taking it back (`worker/clone.rs`).
+                if slot != NONE && crate::gpu::worker::claim_handed_off(slot) {
                     ring.add((tail.wrapping_add(n) & (queue_cap - 1)) as usize)
                         .write(slot);
                     n += 1;

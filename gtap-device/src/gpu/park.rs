@@ -77,7 +77,11 @@ impl Warp {
         if stop_requested(self.control) {
             return LEAVE_STOP;
         }
-        if parkable && park_asked(self.control, self.warp) {
+        // A warp does not park while a lane anywhere waits for a child it handed off to
+        // another warp (`worker/clone.rs`): that child, or a piece of its subtree, may be
+        // this warp's to run. Clones hand nothing off once a park is asked, so the count only
+        // falls.
+        if parkable && park_asked(self.control, self.warp) && !super::worker::hand_offs_out() {
             return LEAVE_PARK;
         }
         0
@@ -170,6 +174,15 @@ fn park_asked(control: *mut Control, warp: u32) -> bool {
     // observation only delays the leave).
     let r = unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*control).resize)) };
     r != 0 && block >= r - 1
+}
+
+/// Whether the host asks any block to leave: a clone then hands no child off
+/// (`worker/clone.rs`).
+#[inline(always)]
+pub(crate) fn park_asked_any(control: *mut Control) -> bool {
+    // SAFETY: the control block is valid for the run.
+    // Ordering: relaxed, scope .sys; as in `park_asked`.
+    unsafe { a::ld_relaxed_sys_u32(addr_of_mut!((*control).resize)) != 0 }
 }
 
 /// Every lane of warp `warp` (converged), at the start of a launch with [`Params::resume`],

@@ -42,8 +42,10 @@
 
 use core::ptr::addr_of_mut;
 
-use super::layout::{ERR_POOL_EXHAUSTED, ERR_PROTOCOL, LANE_FREE_CAP, LANE_FREE_KEEP, NONE};
-use super::warp::{Warp, FULL};
+use super::layout::{
+    Control, SpillHeader, ERR_POOL_EXHAUSTED, ERR_PROTOCOL, LANE_FREE_CAP, LANE_FREE_KEEP, NONE,
+};
+use super::warp::{stop_requested, Warp, FULL};
 use crate::arch::nvptx as a;
 
 /// Shared word: the next fresh slot.
@@ -274,24 +276,10 @@ impl Warp {
         }
     }
 
-    /// Writes `slot` at the reserved position `pos` of the spill ring, once the taker of the
-    /// entry's previous occupant has zeroed it. The caller fenced before (release).
+    /// Writes `slot` at the reserved position `pos` of the spill ring (see [`put_spilled`]).
     unsafe fn put_spilled(&self, pos: u32, slot: u32) {
-        let e = self.spill_entry(pos);
-        let mut spins = 0u32;
-        // SAFETY: a reserved position (this lane is its only writer).
-        unsafe {
-            // Ordering: relaxed, scope .gpu; the previous occupant was claimed (the ring holds
-            // every slot at once), so its taker zeroes it without waiting on us.
-            while a::ld_relaxed_gpu_u32(e) != 0 {
-                spins += 1;
-                if spins % SPIN_CHECK == 0 && self.should_stop() {
-                    return;
-                }
-            }
-            // Ordering: relaxed, scope .gpu; after the pusher's fence.acq_rel.gpu.
-            a::st_relaxed_gpu_u32(e, slot + 1);
-        }
+        // SAFETY: forwarded.
+        unsafe { put_spilled(self.spill_entry(pos), self.control, slot) }
     }
 
     /// Every lane (converged), after the batch's bodies and warp barrier: pushes each lane's
@@ -353,14 +341,46 @@ impl Warp {
                 return;
             }
             a::atom_shared_add_u32(self.smem.add(W_TOP), u32::MAX);
-            // Release: the slot's contents, before its entry.
-            a::fence_acq_rel_gpu();
-            let sp = self.spill();
-            // Ordering: relaxed, scope .gpu; a position only.
-            let pos = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).push_pos), 1);
-            self.put_spilled(pos, slot);
-            // Ordering: relaxed, scope .gpu; takers spin on the entry itself.
-            a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).avail), 1);
+            spill_slot(slot);
+        }
+    }
+
+    /// Any lane, in a task body (a clone's lane-private records and hand-offs,
+    /// `worker/clone.rs`): a slot for a new task, from the lane's free array (`lane_free`
+    /// slots) or the warp's pools; [`NONE`] when none is left (the error is recorded).
+    ///
+    /// # Safety
+    ///
+    /// The warp runs bodies; `*lane_free` is this lane's count.
+    #[inline(always)]
+    pub(crate) unsafe fn alloc_in_body(&self, kind: u32, lane_free: &mut u32) -> u32 {
+        if *lane_free > 0 {
+            // SAFETY: `0 < *lane_free <= LANE_FREE_CAP`.
+            let s = unsafe { self.lane_free_take(*lane_free) };
+            *lane_free -= 1;
+            return s;
+        }
+        // SAFETY: forwarded.
+        unsafe { self.alloc_wf(kind) }
+    }
+
+    /// Any lane, in a task body: frees `slot` (read by nobody any more) into the lane's free
+    /// array while it holds fewer than [`LANE_FREE_KEEP`], else to the spill ring. The array
+    /// thus never grows past what it held or [`LANE_FREE_KEEP`], which keeps the inline
+    /// budget's bound on it (`MAX_INLINE_STEPS`).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Warp::alloc_in_body`].
+    #[inline(always)]
+    pub(crate) unsafe fn free_in_body(&self, slot: u32, lane_free: &mut u32) {
+        if *lane_free < LANE_FREE_KEEP {
+            // SAFETY: `*lane_free < LANE_FREE_CAP`.
+            unsafe { self.lane_free_put(*lane_free, slot) };
+            *lane_free += 1;
+        } else {
+            // SAFETY: a slot nobody reads any more.
+            unsafe { spill_slot(slot) };
         }
     }
 
@@ -427,6 +447,52 @@ impl Warp {
                 }
             }
         }
+    }
+}
+
+/// Writes `slot` at the spill ring's entry `e`, a reserved position, once the taker of the
+/// entry's previous occupant has zeroed it. The caller fenced before (release).
+///
+/// # Safety
+///
+/// `e` is a position this thread reserved (its only writer); `control` is the run's.
+unsafe fn put_spilled(e: *mut u32, control: *mut Control, slot: u32) {
+    let mut spins = 0u32;
+    // SAFETY: a reserved position (this lane is its only writer).
+    unsafe {
+        // Ordering: relaxed, scope .gpu; the previous occupant was claimed (the ring holds
+        // every slot at once), so its taker zeroes it without waiting on us.
+        while a::ld_relaxed_gpu_u32(e) != 0 {
+            spins += 1;
+            if spins % SPIN_CHECK == 0 && stop_requested(control) {
+                return;
+            }
+        }
+        // Ordering: relaxed, scope .gpu; after the pusher's fence.acq_rel.gpu.
+        a::st_relaxed_gpu_u32(e, slot + 1);
+    }
+}
+
+/// Any thread, at any time: gives `slot` (a finished task's, read by nobody any more) to the
+/// spill ring, which every warp's slow path takes slots from.
+///
+/// # Safety
+///
+/// The run's params are set (`set_params`); `slot` is in no other place (see the invariants).
+#[cold]
+pub(crate) unsafe fn spill_slot(slot: u32) {
+    // SAFETY: the run's params, its spill header and ring.
+    unsafe {
+        let p = &*super::params();
+        let sp = p.spill as *mut SpillHeader;
+        // Release: the slot's contents, before its entry.
+        a::fence_acq_rel_gpu();
+        // Ordering: relaxed, scope .gpu; a position only.
+        let pos = a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).push_pos), 1);
+        let e = (p.spill_ring as *mut u32).wrapping_add((pos & (p.spill_cap - 1)) as usize);
+        put_spilled(e, p.control as *mut Control, slot);
+        // Ordering: relaxed, scope .gpu; takers spin on the entry itself.
+        a::atom_relaxed_gpu_add_u32(addr_of_mut!((*sp).avail), 1);
     }
 }
 

@@ -9,7 +9,7 @@ fn default_is_valid() {
 
 #[test]
 fn each_field_is_named() {
-    let cases: [(&str, Config); 24] = [
+    let cases: [(&str, Config); 25] = [
         (
             "sms",
             Config {
@@ -58,6 +58,13 @@ fn each_field_is_named() {
             "release_below",
             Config {
                 release_below: 0,
+                ..Config::default()
+            },
+        ),
+        (
+            "gpu_clone_ready",
+            Config {
+                gpu_clone_ready: 65_537,
                 ..Config::default()
             },
         ),

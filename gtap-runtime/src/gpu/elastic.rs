@@ -438,6 +438,7 @@ mod tests {
             block: 32,
             workers_per_block: 1,
             per_sm,
+            local_bytes: 0,
         }
     }
 

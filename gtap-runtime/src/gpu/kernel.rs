@@ -8,7 +8,11 @@ impl Inner {
     /// The kernel of program `P`, sized on first use.
     pub(super) fn kernel<P: Program>(&mut self, multi: bool) -> Result<Kernel> {
         let program = core::any::type_name::<P>();
-        let variant = Variant::of(&self.config, multi);
+        let variant = match Variant::of(&self.config, multi) {
+            // Block-level workers run no clones (`Config::gpu_clones`).
+            Variant::Clones if P::HAS_BLOCK => Variant::Plain,
+            v => v,
+        };
         let profiled = variant.profiled();
         if let Some(k) = self.kernels.get(&(program, variant)) {
             return Ok(*k);
@@ -24,8 +28,13 @@ impl Inner {
             return Err(driver("cuModuleGetFunction", r));
         }
         if r != OK {
+            let fix = if variant == Variant::Clones {
+                format!("Config::gpu_clones needs `gtap::kernel!({short}, clones);` in the device crate (or set gpu_clones to false)")
+            } else {
+                format!("add `gtap::kernel!({short});` to the device crate")
+            };
             return Err(Error::NoGpu {
-                reason: format!("the PTX module has no kernel `{name}`: add `gtap::kernel!({short});` to the device crate"),
+                reason: format!("the PTX module has no kernel `{name}`: {fix}"),
             });
         }
         if self.config.max_registers.is_none() {
@@ -82,6 +91,15 @@ impl Inner {
                 })
             }
         };
+        let mut local = 0i32;
+        // SAFETY: a valid function handle and out-pointer.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(
+                &raw mut local,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                func,
+            )
+        })?;
         let k = Kernel {
             func,
             grid,
@@ -89,6 +107,7 @@ impl Inner {
             block,
             workers_per_block,
             per_sm: per_sm.max(1) as u32,
+            local_bytes: local.max(0) as u32,
         };
         self.kernels.insert((program, variant), k);
         Ok(k)

@@ -7,6 +7,10 @@ use std::ptr::addr_of_mut;
 
 use super::*;
 
+/// Bytes of a lane's stack kept below the deepest clone's floor for the frames that a body
+/// calls besides clones (and the floor's own frame).
+const CLONE_STACK_RESERVE: u32 = 1024;
+
 impl Inner {
     pub(super) fn run<P: Program, T: TaskFn>(
         &mut self,
@@ -174,6 +178,28 @@ impl Inner {
         let root_slot = pools.pool_warps * pools.n;
         let stats_dev = pools.stats;
         let profile = ProfileRegion::new(w, self.config.profile_records)?;
+        // Sequential clones (`gpu/worker/clone.rs`): the stack left to them below the
+        // kernel's own frame and a reserve for the frames of what a body calls besides
+        // clones; none when that is too little to be worth it, or where the kernel runs none.
+        let clone_stack = if self.config.gpu_clones
+            && wf
+            && !P::HAS_BLOCK
+            && self.config.profile_records == 0
+            && pools.cells != 0
+            && part.gpus == 1
+        {
+            let left = self
+                .config
+                .stack_bytes
+                .saturating_sub(k.local_bytes + CLONE_STACK_RESERVE);
+            if left >= CLONE_STACK_RESERVE {
+                left
+            } else {
+                0
+            }
+        } else {
+            0
+        };
         let params = Params {
             slots: pools.slots,
             slot_bytes: pools.slot_bytes,
@@ -232,6 +258,12 @@ impl Inner {
             block_base: 0,
             resume: 0,
             run: self.params,
+            clones: u32::from(clone_stack > 0),
+            clone_ready: self.config.gpu_clone_ready,
+            clone_stack,
+            clone_pad: 0,
+            wanted: pools.wanted,
+            cells: pools.cells,
         };
         self.run_params = params;
         let control = Control {

@@ -73,8 +73,8 @@ use crate::profile::{Profile, WarpTrace};
 use crate::stop::Stop;
 use cudarc::driver::{sys, CudaContext};
 use gtap_device::gpu::layout::{
-    self, BatchRecord, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
-    PeerInfo, SpillHeader, WarpStats, HEADER_BYTES, IMPORTS_PER_WARP, IMPORT_BASE, IMPORT_WARPS,
+    self, BatchRecord, Cell, Control, DequeHeader, ErrorRecord, GlobalQueueHeader, Header, Params,
+    PeerInfo, SpillHeader, WarpStats, CELL_BASE, HEADER_BYTES, IMPORTS_PER_WARP, IMPORT_WARPS,
     LANE_FREE_CAP, MAX_INLINE_STEPS, NONE, PARK_WORDS,
 };
 use gtap_device::task::{Program, TaskFn};
@@ -100,6 +100,9 @@ struct Kernel {
     workers_per_block: u32,
     /// Blocks per SM (the occupancy query's): an SM's worth of the grid.
     per_sm: u32,
+    /// Bytes of local memory a thread of the kernel uses for its own frame (its stack's
+    /// start; sequential clones get the rest of `Config::stack_bytes`, `launch.rs`).
+    local_bytes: u32,
 }
 
 /// Which instantiation of a worker loop a run launches.
@@ -119,6 +122,10 @@ enum Variant {
     /// kernel of its own, so that one-GPU kernels carry none of its code (its calls alone
     /// raised fib's registers from 106 to 164).
     Multi,
+    /// The work-first scheduler whose lanes run children as calls of their sequential clones
+    /// ([`Config::gpu_clones`], thread-level programs): a kernel of its own, since the call in
+    /// its loop raised fib's registers from 128 to 242.
+    Clones,
 }
 
 impl Variant {
@@ -138,6 +145,8 @@ impl Variant {
             }
         } else if config.profile_records > 0 {
             Self::Profiled
+        } else if config.gpu_clones {
+            Self::Clones
         } else {
             Self::Plain
         }
@@ -149,7 +158,7 @@ impl Variant {
     }
 
     /// The entry's name prefix: `gtap_{thread,block}_worker{,_profiled,_gq,_shared,
-    /// _shared_profiled}_`.
+    /// _shared_profiled,_multi}_`, or `gtap_thread_worker_clones_`.
     fn prefix(self, block_level: bool) -> String {
         let level = if block_level { "block" } else { "thread" };
         let suffix = match self {
@@ -159,6 +168,7 @@ impl Variant {
             Self::Shared => "_shared",
             Self::SharedProfiled => "_shared_profiled",
             Self::Multi => "_multi",
+            Self::Clones => "_clones",
         };
         format!("gtap_{level}_worker{suffix}_")
     }

@@ -103,6 +103,11 @@ pub(super) struct Pools {
     /// whether a run may have left flags set in them (zeroed before the next).
     pub(super) parks: u64,
     pub(super) parks_dirty: bool,
+    /// The warps' request words for sequential clones, with their hand-off count
+    /// (`layout::Params::wanted`; in the deques' allocation, zeroed every run), and, work
+    /// first, the lanes' hand-off cells (`layout::Params::cells`, zeroed once).
+    pub(super) wanted: u64,
+    pub(super) cells: u64,
 }
 
 /// Work-first pools: slots each warp starts with, and the arena chunk it takes when out.
@@ -195,7 +200,7 @@ impl Inner {
             let budget = self.wf_pool_bytes()?;
             // A multi-GPU run's export queues and inbox take one more entry per record each.
             let rings = gq_rings(queues, multi) as usize + usize::from(multi);
-            let slots = wf_slots(budget, slot_bytes as usize, rings).min(IMPORT_BASE as usize - 1);
+            let slots = wf_slots(budget, slot_bytes as usize, rings).min(CELL_BASE as usize - 1);
             let needed = pool_warps as usize * n as usize + 1 + 64 * pool_warps as usize;
             if slots < needed {
                 return Err(Error::InvalidConfig {
@@ -263,6 +268,8 @@ impl Inner {
             import_entries: 0,
             parks: 0,
             parks_dirty: false,
+            wanted: 0,
+            cells: 0,
         };
         let r = (|| -> Result<()> {
             p.slots = dev_alloc(total_slots as usize * slot_bytes as usize)?;
@@ -277,6 +284,14 @@ impl Inner {
                 check("cuMemsetD32", unsafe {
                     sys::cuMemsetD32_v2(p.parks, 0, pw * PARK_WORDS as usize)
                 })?;
+                // Sequential clones' hand-off cells: zeroed once (a cell's generation goes on
+                // from where the last run left it; its request words are zeroed every run,
+                // below).
+                p.cells = dev_alloc(pw * 32 * size_of::<Cell>())?;
+                // SAFETY: the cells hold pw * 32 * 16 u32.
+                check("cuMemsetD32", unsafe {
+                    sys::cuMemsetD32_v2(p.cells, 0, pw * 32 * size_of::<Cell>() / 4)
+                })?;
                 p.spill_ring = dev_alloc(p.spill_cap as usize * 4)?;
                 // Zeroed once; takers zero what they take, the host what a run left.
                 // SAFETY: the ring holds spill_cap u32.
@@ -288,13 +303,16 @@ impl Inner {
                 p.free_pos = dev_alloc(w * 4)?;
             }
             // Zeroed before every run, so one allocation (and one memset): the deque headers,
-            // the progress counters, the statistics, each 16-byte aligned.
+            // the progress counters, the sequential clones' request words and hand-off count
+            // (`layout::Params::wanted`), the statistics, each 16-byte aligned.
             let deque_bytes = (w * queues as usize * size_of::<DequeHeader>()).next_multiple_of(16);
             let progress_bytes = (w * 4).next_multiple_of(16);
-            let zeroed = deque_bytes + progress_bytes + w * size_of::<WarpStats>();
+            let wanted_bytes = ((w + 1) * 4).next_multiple_of(16);
+            let zeroed = deque_bytes + progress_bytes + wanted_bytes + w * size_of::<WarpStats>();
             p.deques = dev_alloc(zeroed)?;
             p.progress = p.deques + deque_bytes as u64;
-            p.stats = p.progress + progress_bytes as u64;
+            p.wanted = p.progress + progress_bytes as u64;
+            p.stats = p.wanted + wanted_bytes as u64;
             p.zeroed_words = zeroed.div_ceil(4);
             p.deque_rings = dev_alloc(w * queues as usize * queue_cap as usize * 4)?;
             p.scratch = dev_alloc(w * slot_bytes as usize)?;
@@ -414,6 +432,7 @@ pub(super) fn free_pools(p: &Pools) {
         p.inbox,
         p.imports,
         p.parks,
+        p.cells,
     ] {
         if d != 0 {
             // SAFETY: allocated by `dev_alloc`, freed once (the Pools value is dropped after).

@@ -58,6 +58,18 @@ impl Bench {
                 t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
             );
         }
+        let clones = self.clones_row(|rt| {
+            let r = rt.run::<Chain, _>(chain, (n, x)).map_err(err)?;
+            (r == expected)
+                .then_some(())
+                .ok_or(format!("chain({n}) = {r:#x}"))
+        })?;
+        if let Some(t) = &clones {
+            notes += &format!(
+                "  children as calls of clones: {:.4} us per step (kernel)\n",
+                t.kernel_median.unwrap_or(t.median) * 1e3 / f64::from(n)
+            );
+        }
         // The work-first scheduler without inline execution (the default of 2026-11-24).
         let no_inline = self.variant_row(
             "gtap (gpu), work first, inline off (before)",
@@ -162,12 +174,13 @@ impl Bench {
             rate(&rayon),
             rate(&seq)
         );
+        let rows = [gtap, rayon, seq];
         print_table(
             &format!(
                 "unbalanced tree (UTS binomial {}): b0 {}, m {}, q {}, seed {}: {} nodes, depth {} ({tasks} tasks in the last gtap run)",
                 t.name, t.b0, t.m, t.q, t.seed, t.nodes, t.max_depth
             ),
-            &[gtap, rayon, seq],
+            &rows,
         );
         println!("{line}");
         Ok(())

@@ -23,6 +23,19 @@ impl Bench {
         self.variant_row("gtap (gpu), shared deque (before)", config, f)
     }
 
+    /// On the GPU, the same workload with lanes running children as calls of their
+    /// sequential clones (`Config::gpu_clones`, off by default); `None` on the CPU.
+    pub(crate) fn clones_row(
+        &self,
+        f: impl FnMut(&mut Runtime) -> Result<(), String>,
+    ) -> Result<Option<Timing>, String> {
+        let config = Config {
+            gpu_clones: true,
+            ..Config::default()
+        };
+        self.variant_row("gtap (gpu), children as calls of clones", config, f)
+    }
+
     /// On the GPU, the same workload under `config` (its backend set here), as a row named
     /// `label` beside the default one; `None` on the CPU.
     pub(crate) fn variant_row(
@@ -69,12 +82,19 @@ impl Bench {
                 .then_some(())
                 .ok_or(format!("fib({n}) = {r}"))
         })?;
+        let clones = self.clones_row(|rt| {
+            let r = rt.run::<Fib, _>(fib, (n,)).map_err(err)?;
+            (r == expected)
+                .then_some(())
+                .ok_or(format!("fib({n}) = {r}"))
+        })?;
         let ratio = scheduler_ratio(&gtap, shared.as_ref());
         let mut rows = vec![gtap];
+        rows.extend(clones);
         rows.extend(shared);
         rows.extend([rayon, seq]);
         print_table(
-            &format!("fib({n}), a task per call ({tasks} tasks in the last gtap run)"),
+            &format!("fib({n}), a task per call ({tasks} task!s in the last gtap run)"),
             &rows,
         );
         print!("{ratio}");

@@ -97,7 +97,7 @@ pub(crate) use courier::courier;
 
 use super::global_queue::GlobalQueues;
 use super::layout::{
-    Control, DequeHeader, Params, PeerInfo, ERR_PROTOCOL, IMPORTS_PER_WARP, IMPORT_BASE,
+    is_cell, Control, DequeHeader, Params, PeerInfo, ERR_PROTOCOL, IMPORTS_PER_WARP, IMPORT_BASE,
     IMPORT_WARPS, NONE,
 };
 use super::warp::Warp;
@@ -187,8 +187,9 @@ pub(crate) unsafe fn export_public(dq: *mut DequeHeader, q: u32, warp: u32) -> b
     }
 }
 
-/// The join reached a parent that is not a slot (`parent` is [`NONE`] or an import marker,
-/// see `layout::IMPORT_BASE`): the root is done, or an imported task is.
+/// The join reached a parent that is not a slot (`parent` is [`NONE`], a cell or an import
+/// marker, see `layout::CELL_BASE` and `layout::IMPORT_BASE`): the root is done, a child that
+/// a lane's clone handed off is (`worker/clone.rs`), or an imported task is.
 ///
 /// # Safety
 ///
@@ -204,6 +205,11 @@ pub(crate) unsafe fn finish_root(parent: u32) {
             // Every GPU stops: nothing of the tree is left anywhere (every import's completion
             // was counted in an ancestor's join before the root completed).
             stop_everywhere(p);
+            return;
+        }
+        if is_cell(parent) {
+            // A child a lane's clone handed off (one GPU): its lane waits for it.
+            crate::gpu::worker::finish_cell(p, parent);
             return;
         }
         let e = parent - IMPORT_BASE;

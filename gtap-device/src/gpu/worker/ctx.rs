@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 
 use crate::gpu::layout::ERR_UNKNOWN_KIND;
 use crate::gpu::warp::Warp;
-use crate::task::{Context, KindId, Program, Step};
+use crate::task::{Called, Context, KindId, Program, Step, TaskFn};
 
 /// The [`Context`] of one running step; `L` is the loop's own part.
 ///
@@ -52,6 +52,23 @@ pub(super) unsafe trait StepLoop<P>: Sized {
 
     /// [`Context::wait`] for the step `ctx` runs.
     fn wait(ctx: &mut Ctx<'_, P, Self>, resume_state: u32, queue: u32) -> bool;
+
+    /// [`Context::spawn_call`] for the step `ctx` runs: declined, unless the loop runs
+    /// children as calls.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Context::spawn_call`].
+    #[inline(always)]
+    unsafe fn spawn_call<T: TaskFn>(
+        ctx: &mut Ctx<'_, P, Self>,
+        queue: u32,
+        result_dst: *mut T::Output,
+        args: T::Args,
+    ) -> Called {
+        let _ = (ctx, queue, result_dst, args);
+        Called::Declined
+    }
 
     /// [`Context::args`] for the step `ctx` runs: its frame, unless the loop says otherwise.
     #[inline(always)]
@@ -107,6 +124,17 @@ unsafe impl<P: Program, L: StepLoop<P>> Context for Ctx<'_, P, L> {
     #[inline(always)]
     fn wait(&mut self, resume_state: u32, queue: u32) -> bool {
         L::wait(self, resume_state, queue)
+    }
+
+    #[inline(always)]
+    unsafe fn spawn_call<T: TaskFn>(
+        &mut self,
+        queue: u32,
+        result_dst: *mut T::Output,
+        args: T::Args,
+    ) -> Called {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { L::spawn_call::<T>(self, queue, result_dst, args) }
     }
 
     fn report_layout(&mut self, _size: usize, _align: usize) {}

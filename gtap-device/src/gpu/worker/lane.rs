@@ -38,15 +38,17 @@
 //!   inline only if its join names that queue, so EPAQ's grouping of tasks per queue holds.
 
 use core::marker::PhantomData;
+
 use core::ptr::null_mut;
 
+use super::clone::CallQueue;
 use super::ctx::{Ctx, StepLoop};
 use crate::gpu::layout::{
     is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, FLAG_DONE, HEADER_BYTES, NONE,
 };
 use crate::gpu::step::parent_field;
 use crate::gpu::warp::Warp;
-use crate::task::{KindId, Program, Step};
+use crate::task::{Called, KindId, Program, Step, TaskFn};
 
 /// A lane's part of the [`Ctx`] it gives the step it runs (`repr(C)`: see [`Ctx`]).
 #[repr(C)]
@@ -63,6 +65,19 @@ pub(crate) struct Lane {
     lane_free: u32,
     /// The work-first scheduler's pools (a constant of the kernel).
     wf: bool,
+    /// This batch runs children as calls of their clones (`clone.rs`): a constant `false`
+    /// in every kernel but the work-first one of one GPU for programs with joins.
+    calls: bool,
+    /// The resume state the step's last wait named (read when it waited for calls alone).
+    resume: u32,
+    /// Clone calls this lane made in the batch (the run's task count includes them).
+    clone_calls: u32,
+    /// Children of this step queued to run as calls when it returns (`clone.rs`), and how
+    /// many. The queue is a local of `run_lane`, not a field: a field whose address the call
+    /// takes would keep the whole context in local memory (every kernel's step then loaded
+    /// and stored it there).
+    queue: *mut CallQueue,
+    queued: u32,
 }
 
 // SAFETY: a child's frame is a slot this lane just took from its free array or a pool and
@@ -113,7 +128,41 @@ unsafe impl<P: Program> StepLoop<P> for Lane {
     }
 
     #[inline(always)]
+    unsafe fn spawn_call<T: TaskFn>(
+        ctx: &mut Ctx<'_, P, Self>,
+        queue: u32,
+        result_dst: *mut T::Output,
+        args: T::Args,
+    ) -> Called {
+        if !ctx.ext.calls || !CallQueue::fits::<T>() || CallQueue::full(ctx.ext.queued) {
+            return Called::Declined;
+        }
+        let w = ctx.w;
+        if w.refuse_spawn(ctx.kind, queue, w.queues, ctx.spawned + ctx.ext.queued) {
+            return Called::Refused;
+        }
+        // SAFETY: room and sizes checked above; `result_dst` is valid until the step's wait,
+        // and the call runs when the step returns, before anything reads the slot.
+        unsafe { (*ctx.ext.queue).push::<T>(ctx.ext.queued, result_dst, args) };
+        ctx.ext.queued += 1;
+        Called::Ran
+    }
+
+    #[inline(always)]
     fn wait(ctx: &mut Ctx<'_, P, Self>, resume_state: u32, queue: u32) -> bool {
+        if ctx.ext.queued > 0 {
+            // Children to call: the step suspends (its live values saved, as for any
+            // join), the lane calls them, and the step goes on at `resume_state`, inline if
+            // it spawned no task (`run_lane`).
+            ctx.ext.resume = resume_state;
+            if ctx.spawned == 0 {
+                if queue >= ctx.w.queues {
+                    ctx.w
+                        .record_error(ERR_INVALID_QUEUE, ctx.kind, ctx.w.queues, queue);
+                }
+                return true;
+            }
+        }
         if ctx.spawned == 0 {
             return false;
         }
@@ -174,6 +223,8 @@ pub(crate) struct LaneOut {
     pub(crate) notify_parent: u32,
     /// Work first: `notify_parent`'s join is marked shared (read when the task finished).
     pub(crate) notify_shared: bool,
+    /// Children run as calls of their clones (`clone.rs`), with the calls they made.
+    pub(crate) calls: u32,
 }
 
 /// Batches of at most this many tasks run inline (a measured choice, `docs/benchmarks.md`).
@@ -184,19 +235,23 @@ pub(crate) const INLINE_MAX_TASKS: u32 = 4;
 
 /// Runs the lane's batch task `task` and, work first, up to `budget` more steps it leads to
 /// inline (see the module doc); `cur_q` is the batch's queue, `lane_free` the lane's
-/// free-array count; `wf` says whether this is the work-first kernel. A zero budget (the
-/// ablations, or a broad batch) runs one step.
+/// free-array count; `wf` says whether this is the work-first kernel; `calls` whether this
+/// batch runs children as calls of their clones (`clone.rs`). A zero budget (the ablations,
+/// or a broad batch) runs one step.
 ///
 /// # Safety
 ///
 /// `task` is a task this warp holds (published and acquired, or kept); the warp runs bodies
-/// (no frees in flight); `budget <= MAX_INLINE_STEPS`, and 0 outside the work-first kernel.
+/// (no frees in flight); `budget <= MAX_INLINE_STEPS`, and 0 outside the work-first kernel;
+/// `calls` only in the work-first kernel of one GPU, for a program with joins, with
+/// [`crate::gpu::layout::Params::clones`] on.
 #[inline(always)]
 pub(crate) unsafe fn run_lane<P: Program>(
     w: &Warp,
     task: u32,
     cur_q: u32,
     wf: bool,
+    calls: bool,
     budget: u32,
     lane_free: &mut u32,
 ) -> LaneOut {
@@ -209,7 +264,9 @@ pub(crate) unsafe fn run_lane<P: Program>(
         notify: false,
         notify_parent: NONE,
         notify_shared: false,
+        calls: 0,
     };
+    let mut queue = CallQueue::EMPTY;
     let mut ctx = Ctx::<'_, P, Lane> {
         w,
         slot: task,
@@ -225,6 +282,11 @@ pub(crate) unsafe fn run_lane<P: Program>(
             held_kind: 0,
             held_dst: null_mut(),
             lane_free: *lane_free,
+            calls,
+            resume: 0,
+            clone_calls: 0,
+            queue: &raw mut queue,
+            queued: 0,
         },
         _program: PhantomData,
     };
@@ -248,6 +310,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
             ctx.dst = hd.result_dst as *mut u8;
             ctx.frame = h.cast::<u8>().add(HEADER_BYTES as usize);
             ctx.spawned = 0;
+            ctx.ext.queued = 0;
             ctx.ext.held = NONE;
             ctx.ext.hold_q = if budget > 0 { cur_q } else { NONE };
             let kind = hd.kind;
@@ -255,6 +318,26 @@ pub(crate) unsafe fn run_lane<P: Program>(
             let spawned = ctx.spawned;
             out.steps += 1;
             out.spawned += spawned;
+            if ctx.ext.calls && ctx.ext.queued > 0 && step != Step::Aborted {
+                // The step's children that run as calls, before anything else sees the step
+                // (one call site for the kernel: `clone::run_calls`).
+                let r = super::clone::run_calls::<P>(
+                    w.warp,
+                    w.lane,
+                    w.smem,
+                    ctx.ext.queue,
+                    ctx.ext.queued,
+                    ctx.ext.lane_free,
+                );
+                ctx.ext.queued = 0;
+                ctx.ext.lane_free = r.lane_free;
+                ctx.ext.clone_calls += r.calls;
+                if step == Step::Suspended && spawned == 0 {
+                    // It waited for calls alone: it goes on at once.
+                    hd.state = ctx.ext.resume;
+                    continue 'lane;
+                }
+            }
             match step {
                 Step::Aborted => {
                     out.aborted = true;
@@ -391,5 +474,6 @@ pub(crate) unsafe fn run_lane<P: Program>(
         }
     }
     *lane_free = ctx.ext.lane_free;
+    out.calls = ctx.ext.clone_calls;
     out
 }

@@ -22,12 +22,16 @@ use crate::gpu::layout::NONE;
 use crate::gpu::warp::{Warp, FULL};
 
 mod block;
+mod clone;
 mod ctx;
 mod lane;
+mod solo;
 mod thread;
 
+pub(crate) use clone::{claim_handed_off, finish_cell, hand_offs_out};
+
 pub use block::block_worker;
-pub use thread::thread_worker;
+pub use thread::{thread_worker, thread_worker_clones};
 
 /// Busy workers look at the control words every this many batches.
 const STOP_CHECK_EVERY: u32 = 64;

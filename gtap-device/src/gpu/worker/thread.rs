@@ -54,6 +54,36 @@ pub unsafe fn thread_worker<
 >(
     params: *const Params,
 ) {
+    // SAFETY: forwarded.
+    unsafe { worker::<P, PROFILE, GLOBAL, SHARED, MULTI, false>(params) }
+}
+
+/// The body of `gtap_thread_worker_clones_<Program>`: the work-first loop whose lanes may run
+/// children as calls of their sequential clones (`clone.rs`; `Config::gpu_clones`). A kernel
+/// of its own: the call of clone code in its loop costs registers (fib's kernel 242 against
+/// 128), which the kernels of runs without clones must not pay.
+///
+/// # Safety
+///
+/// As for [`thread_worker`], with the params' clone fields set (`Params::clones`).
+#[inline(always)]
+pub unsafe fn thread_worker_clones<P: Program>(params: *const Params) {
+    // SAFETY: forwarded.
+    unsafe { worker::<P, false, false, false, false, true>(params) }
+}
+
+/// [`thread_worker`] and [`thread_worker_clones`]: `CLONES` compiles the calls of clones in.
+#[inline(always)]
+unsafe fn worker<
+    P: Program,
+    const PROFILE: bool,
+    const GLOBAL: bool,
+    const SHARED: bool,
+    const MULTI: bool,
+    const CLONES: bool,
+>(
+    params: *const Params,
+) {
     // The work-first scheduler (private deque parts, warp-local joins and pools) unless one of
     // the ablations is asked for.
     let wf = !SHARED && !GLOBAL;
@@ -62,6 +92,9 @@ pub unsafe fn thread_worker<
     // nqueens and UTS 2-4% faster, not slower (`docs/benchmarks.md`), so the plain kernel
     // carries them.
     let parkable = wf && !MULTI && !PROFILE;
+    // Whether lanes may run children as calls of their clones (`clone.rs`; the run's
+    // `Params::clones` decides): the work-first kernel on one GPU, programs with joins.
+    let clones = CLONES && wf && !MULTI && P::JOINS;
     if P::HAS_BLOCK {
         // Programs with a block-level kind run on `block_worker`; never launched for them.
         return;
@@ -150,6 +183,8 @@ pub unsafe fn thread_worker<
     let mut live_debt: i32 = 0;
     // Multi-GPU kernel, lane 0: the last request of another GPU this warp saw (`peer`).
     let mut served: u32 = 0;
+    // With clones, lane 0: this warp's request word as the last batch read it (`clone.rs`).
+    let mut asked: u32 = 0;
     // Why the loop ended: `LEAVE_STOP` (the run is over) or `LEAVE_PARK` (`park.rs`).
     let mut leave = LEAVE_STOP;
     // Profiler state (dead code when !PROFILE).
@@ -272,6 +307,10 @@ pub unsafe fn thread_worker<
                 leave = code;
                 break;
             }
+            if clones && lane == 0 {
+                // SAFETY: the run's request words.
+                unsafe { w.ask_for_work(&mut rng) };
+            }
             a::nanosleep(idle_ns);
             idle_ns = next_idle_ns(idle_ns);
             continue;
@@ -285,6 +324,14 @@ pub unsafe fn thread_worker<
             // SAFETY: lane 0 owns the warp's deque operations.
             count_hint = unsafe { w.count_hint(cur_q) };
         }
+        // Children as calls this batch (`clone.rs`): enough ready tasks besides the batch's
+        // own, and nobody asked this warp for work.
+        let mut calls = false;
+        if clones && lane == 0 {
+            // SAFETY: lane 0 owns the warp's deque words; the run's request words.
+            calls = unsafe { w.batch_calls(cur_q, &mut asked) };
+        }
+        let calls = clones && a::shfl_sync_idx_b32(FULL, u32::from(calls), 0) != 0;
         // Multi-GPU kernel: another GPU's request for work (`peer`), loaded now so that
         // its latency hides behind the bodies; the release decision exports.
         let mut request = 0u32;
@@ -332,7 +379,7 @@ pub unsafe fn thread_worker<
             };
             // SAFETY: a published (or kept) task's header and frame, acquired above; inline
             // tasks were made by this lane in this batch (see `run_lane`).
-            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, budget, &mut lane_free) };
+            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, calls, budget, &mut lane_free) };
             spawned = out.spawned;
             finished = out.finished;
             aborted = out.aborted;
@@ -341,7 +388,9 @@ pub unsafe fn thread_worker<
             notify_parent = out.notify_parent;
             notify_shared = out.notify_shared;
             inlined = out.steps - 1;
-            steps += out.steps;
+            // Clone calls count as steps and spawns in the run's statistics.
+            steps += out.steps + out.calls;
+            spawned_total = spawned_total.wrapping_add(out.calls);
         }
         spawned_total = spawned_total.wrapping_add(spawned);
         // Release side: every lane's frame, header and ring writes, before lane 0 publishes.
