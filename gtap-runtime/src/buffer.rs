@@ -68,8 +68,11 @@ impl HostMem {
                 memory: "host",
             })?;
         if bytes == 0 {
-            // A well-aligned dangling pointer; nothing is allocated or freed.
-            let ptr = NonNull::new(layout.align() as *mut u8).unwrap_or(NonNull::dangling());
+            // A well-aligned dangling pointer without provenance (strict provenance: no
+            // integer-to-pointer cast that Miri would have to guess about); nothing is
+            // allocated or freed.
+            let ptr = NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align()))
+                .unwrap_or(NonNull::dangling());
             return Ok(Self { ptr, layout });
         }
         // SAFETY: `layout` has a non-zero size.

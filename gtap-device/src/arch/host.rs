@@ -137,10 +137,21 @@ pub fn globaltimer() -> u64 {
 /// stack is. Read from the register, not from a local's address, so that the function asking
 /// has no local whose address escapes (one would keep LLVM from turning a sequential clone's
 /// last self-call into a loop; `docs/cpu-executor.md`, "Where it stands against its targets").
+///
+/// Under Miri, which runs no inline assembly and keeps a stack of its own, it is the address
+/// of a local of the caller's frame: the depth it measures is the interpreter's, and the CPU
+/// executor's limit (`docs/cpu-executor.md`, "Under Miri") then guards what it guards on the
+/// machine, that a chain of nested calls goes on as records past its budget, not the native
+/// stack's size.
 #[inline(always)]
 #[must_use]
 pub fn stack_pointer() -> usize {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(miri)]
+    {
+        let probe = 0u8;
+        core::hint::black_box(&raw const probe).addr()
+    }
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let sp: usize;
         // SAFETY: copies the stack pointer register into a general register; reads and writes
@@ -150,7 +161,7 @@ pub fn stack_pointer() -> usize {
         }
         sp
     }
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
     {
         let sp: usize;
         // SAFETY: as above.
@@ -159,9 +170,9 @@ pub fn stack_pointer() -> usize {
         }
         sp
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(all(not(any(target_arch = "x86_64", target_arch = "aarch64")), not(miri)))]
     {
         let probe = 0u8;
-        core::hint::black_box(&raw const probe) as usize
+        core::hint::black_box(&raw const probe).addr()
     }
 }

@@ -201,7 +201,7 @@ fn worker_loop<P: Program>(run: &Run<'_>, index: usize) {
     } = &mut *guard;
     // The native stack that inline children use is measured from here (context.rs).
     let anchor = 0u8;
-    let stack_base = core::hint::black_box(&raw const anchor) as usize;
+    let stack_base = core::hint::black_box(&raw const anchor).addr();
     let mut w = WorkerState::new(run, index, deque, arena, frames, rng, stack_base);
     let mut idle = Idle::new();
     // The task to run next without a trip through the deque: the first child of the last
