@@ -9,7 +9,12 @@
 //! private part of the batch's queue still holds [`Params::clone_ready`] ready tasks after
 //! the batch took its own (its lanes are busy for the next batch too), and nobody asked the
 //! warp for work. Otherwise every child is a task, as without clones: the top of a tree, and
-//! a warp that others ask, keep the breadth that thieves take.
+//! a warp that others ask, keep the breadth that thieves take. A step queues its calls
+//! ([`CallQueue`], at most 4, arguments of at most 32 bytes) and [`run_calls`] runs them when
+//! the step returns: the worker loop's one call site of clone code, in the kernel
+//! `gtap_thread_worker_clones_<P>` only (`gtap::kernel!(P, clones)`). This rule does not pay
+//! yet (fib(40) 250 times slower with it on an H200, `docs/benchmarks.md`, "Sequential clones
+//! on the GPU"), so `Config::gpu_clones` is off by default.
 //!
 //! # Inside a clone ([`LaneSeq`], this lane's [`SeqContext`])
 //!
