@@ -439,6 +439,7 @@ mod tests {
             workers_per_block: 1,
             per_sm,
             local_bytes: 0,
+            clones: false,
         }
     }
 

@@ -108,6 +108,7 @@ impl Inner {
             workers_per_block,
             per_sm: per_sm.max(1) as u32,
             local_bytes: local.max(0) as u32,
+            clones: variant == Variant::Clones,
         };
         self.kernels.insert((program, variant), k);
         Ok(k)

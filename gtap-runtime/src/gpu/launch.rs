@@ -181,13 +181,7 @@ impl Inner {
         // Sequential clones (`gpu/worker/clone.rs`): the stack left to them below the
         // kernel's own frame and a reserve for the frames of what a body calls besides
         // clones; none when that is too little to be worth it, or where the kernel runs none.
-        let clone_stack = if self.config.gpu_clones
-            && wf
-            && !P::HAS_BLOCK
-            && self.config.profile_records == 0
-            && pools.cells != 0
-            && part.gpus == 1
-        {
+        let clone_stack = if k.clones && pools.cells != 0 {
             let left = self
                 .config
                 .stack_bytes

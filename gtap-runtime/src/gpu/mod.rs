@@ -103,6 +103,8 @@ struct Kernel {
     /// Bytes of local memory a thread of the kernel uses for its own frame (its stack's
     /// start; sequential clones get the rest of `Config::stack_bytes`, `launch.rs`).
     local_bytes: u32,
+    /// The kernel's lanes may run children as calls of their clones ([`Variant::Clones`]).
+    clones: bool,
 }
 
 /// Which instantiation of a worker loop a run launches.
