@@ -315,17 +315,19 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = clones ]; then
   # emit the clones kernel of fib, chain, constructs and mergesort): each path of
   # gpu/worker/clone.rs forced, every answer checked.
   check "clones: fib(32)"                            120 $B/fib 32 --gpu --clones --reps 3
-  check "clones from the root: fib(30), hand-offs only" 120 $B/fib 30 --gpu --clones --clone-ready 0
-  check "clones past the stack: chain 10^5"          120 $B/chain 100000 --gpu --clones --clone-ready 0
-  check "clones past a small stack: fib(30), 2 KiB"  120 $B/fib 30 --gpu --clones --clone-ready 0 --stack-bytes 2048
-  check "clones, deep stack: chain 10^5, 64 KiB"     120 $B/chain 100000 --gpu --clones --clone-ready 0 --stack-bytes 65536
-  check "clones: constructs (places, generics, ?, loop values)" 120 $B/constructs --gpu --clones --clone-ready 0
-  check "clones: mergesort 10^6"                     120 $B/mergesort 1000000 --gpu --clones --clone-ready 0
-  check "clones, 2 warps: fib(27)"                   120 $B/fib 27 --gpu --grid 2 --clones --clone-ready 0
+  check "clones at depth 10, hand-offs: fib(30)"     120 $B/fib 30 --gpu --clones --clone-depth 10 --hand-offs
+  check "clones from the root: fib(30), hand-offs only" 120 $B/fib 30 --gpu --clones --clone-depth 0 --hand-offs
+  check "clones past the stack: chain 10^5"          120 $B/chain 100000 --gpu --clones --clone-depth 0
+  check "clones past the stack: chain 10^6"          120 $B/chain 1000000 --gpu --clones
+  check "clones past a small stack: fib(30), 2 KiB"  120 $B/fib 30 --gpu --clones --clone-depth 0 --hand-offs --stack-bytes 2048
+  check "clones, deep stack: chain 10^5, 64 KiB"     120 $B/chain 100000 --gpu --clones --clone-depth 0 --stack-bytes 65536
+  check "clones: constructs (places, generics, ?, loop values)" 120 $B/constructs --gpu --clones --clone-depth 0 --hand-offs
+  check "clones: mergesort 10^6"                     120 $B/mergesort 1000000 --gpu --clones --clone-depth 0 --hand-offs
+  check "clones, 2 warps: fib(27)"                   120 $B/fib 27 --gpu --grid 2 --clones --clone-depth 0 --hand-offs
   if [ -n "$SAN" ]; then
-    check "memcheck clones from the root fib(18)"    240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --clones --clone-ready 0
-    check "memcheck clones past the stack chain 3000" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 3000 --gpu --clones --clone-ready 0
-    check "racecheck clones from the root fib(14)"   300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu --clones --clone-ready 0
+    check "memcheck clones from the root fib(18)"    240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --clones --clone-depth 0 --hand-offs
+    check "memcheck clones past the stack chain 3000" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 3000 --gpu --clones --clone-depth 0
+    check "racecheck clones from the root fib(14)"   300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu --clones --clone-depth 0 --hand-offs
   fi
 fi
 

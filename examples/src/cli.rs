@@ -103,10 +103,14 @@ pub struct Opts {
     /// GPU: make every child a task (`Config::gpu_clones = false`, the default).
     #[arg(long)]
     pub no_clones: bool,
-    /// GPU, with clones: the ready tasks a warp needs besides its batch before its children
-    /// become calls (`Config::gpu_clone_ready`).
+    /// GPU, with clones: the depth in the tree from which children are calls
+    /// (`Config::gpu_clone_depth`; default from the grid's lanes, 0: from the root).
     #[arg(long, value_name = "N")]
-    pub clone_ready: Option<u32>,
+    pub clone_depth: Option<u32>,
+    /// GPU, with clones: lanes in clones answer idle warps' requests by handing pieces off
+    /// (`Config::gpu_hand_offs`, off by default).
+    #[arg(long)]
+    pub hand_offs: bool,
     /// GPU: the per-thread stack in bytes (`Config::stack_bytes`); clones use what the
     /// kernel's frame and a reserve leave of it.
     #[arg(long, value_name = "BYTES")]
@@ -224,18 +228,18 @@ mod tests {
         let c = cli(&[
             "--gpu",
             "--clones",
-            "--clone-ready",
-            "64",
+            "--clone-depth",
+            "21",
             "--stack-bytes",
             "8192",
         ])
         .unwrap();
         assert!(c.clones);
-        assert_eq!(c.clone_ready, Some(64));
+        assert_eq!(c.clone_depth, Some(21));
         assert_eq!(c.stack_bytes, Some(8192));
         let config = c.config_with(gtap::Config::default());
         assert!(config.gpu_clones);
-        assert_eq!(config.gpu_clone_ready, 64);
+        assert_eq!(config.gpu_clone_depth, Some(21));
         assert_eq!(config.stack_bytes, 8192);
         let off = cli(&["--gpu", "--no-clones"]).unwrap();
         assert!(!off.config_with(gtap::Config::default()).gpu_clones);

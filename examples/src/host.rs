@@ -133,7 +133,8 @@ impl Opts {
         config.inline_steps = self.inline_steps.unwrap_or(config.inline_steps);
         config.inline_last_child |= self.inline_last_child;
         config.gpu_clones = (config.gpu_clones || self.clones) && !self.no_clones;
-        config.gpu_clone_ready = self.clone_ready.unwrap_or(config.gpu_clone_ready);
+        config.gpu_clone_depth = self.clone_depth.or(config.gpu_clone_depth);
+        config.gpu_hand_offs |= self.hand_offs;
         config.stack_bytes = self.stack_bytes.unwrap_or(config.stack_bytes);
         config.idle_max_ns = self.idle_max_ns.unwrap_or(config.idle_max_ns);
         config.steal_tries = self.steal_tries.unwrap_or(config.steal_tries);

@@ -78,6 +78,23 @@ pub const MAX_GPUS: usize = gtap_device::gpu::layout::MAX_GPUS;
 /// The most EPAQ queues a worker can have.
 pub const MAX_QUEUES: u32 = 8;
 
+/// [`Config::gpu_clone_depth`]'s default: levels of tasks below the depth at which a binary
+/// tree has as many tasks as the grid has lanes. Deeper was faster at every depth measured
+/// (fib(40) on an H200: 473 ms at depth 17, 47 at 20, 31 at 23, against 36 without clones,
+/// `docs/benchmarks.md`, "Sequential clones on the GPU"): a clone's frames, its nesting and
+/// the lanes of an SM must fit the SM's L1, or every call waits for L2.
+pub const CLONE_DEPTH_SLACK: u32 = 7;
+
+impl Config {
+    /// The depth from which children are calls on a grid of `lanes` lanes
+    /// ([`Config::gpu_clone_depth`]).
+    pub fn clone_depth_for(&self, lanes: u32) -> u32 {
+        self.gpu_clone_depth.unwrap_or_else(|| {
+            (lanes.max(1).next_power_of_two().ilog2() + CLONE_DEPTH_SLACK).min(255)
+        })
+    }
+}
+
 /// Configuration of a [`Runtime`](crate::Runtime). Build it with struct-update syntax:
 ///
 /// ```
@@ -168,19 +185,28 @@ pub struct Config {
     pub tasks_per_block: Option<u32>,
     /// GPU, work-first scheduler, one GPU, thread-level programs with joins: let a lane run a
     /// child as a call of its function's sequential clone (the body with each `task!` a call)
-    /// while its warp has enough ready work, instead of making every `task!` a task
+    /// below [`Config::gpu_clone_depth`] in the tree, instead of making every `task!` a task
     /// (`docs/gpu-runtime.md`, "Children as calls"). Clones go no deeper than the lane's
-    /// stack allows ([`Config::stack_bytes`]), and answer idle warps' requests by handing
-    /// pieces off. Default `false`: every answer is checked with clones on, but the rule that
-    /// chooses calls does not pay yet (fib(40) took 11.1 s with it against 44 ms without on an
-    /// H200: whole subtrees become calls before the tree has spread, `docs/benchmarks.md`,
-    /// "Sequential clones on the GPU"), so they are for measuring the next rule.
+    /// stack allows ([`Config::stack_bytes`]; past it, lane-private records). Default
+    /// `false`: every answer is checked with clones on, but calls do not pay enough yet
+    /// (fib(40) on an H200: 31 ms with them, 36 without; the chain 2.3 times slower): a
+    /// lane's recursion keeps its frames in local memory, and with hundreds of lanes per SM
+    /// they leave L1 (`docs/benchmarks.md`, "Sequential clones on the GPU").
     pub gpu_clones: bool,
-    /// GPU, with [`Config::gpu_clones`]: a step's children are calls while its warp's private
-    /// deque holds at least this many ready tasks besides the batch it runs (default 32: the
-    /// next batch is full too), `0..=65536`. 0 makes every child a call from the root on, so
-    /// that the whole tree runs in clones and spreads only by hand-offs (a test of that path).
-    pub gpu_clone_ready: u32,
+    /// GPU, with [`Config::gpu_clones`]: the children of a task this deep in the tree (the
+    /// root is at 0) or deeper are calls, unless its warp was asked for work; the levels above
+    /// stay tasks, which spread the tree over the grid before lanes go sequential. `None`
+    /// (default): from the grid, [`CLONE_DEPTH_SLACK`] more than the base-2 logarithm of its
+    /// lanes (a binary tree's tasks outnumber the lanes that much). `Some(0..=255)`: that
+    /// depth; 0 makes every child a call from the root on, so that the whole tree runs in
+    /// clones and spreads only by hand-offs (a test of that path).
+    pub gpu_clone_depth: Option<u32>,
+    /// GPU, with [`Config::gpu_clones`]: a lane deep in a clone answers an idle warp's request
+    /// for work by handing it the next child it reaches near the clone's top. Default
+    /// `false`: the levels above [`Config::gpu_clone_depth`] spread the tree, and hand-offs
+    /// made fib(40) slower on an H200 (86 ms with, 47 without, at depth 20): the lane waits
+    /// for the piece it gave away.
+    pub gpu_hand_offs: bool,
     /// CPU: bytes of task records all workers together may hold at once (default 4 GiB), split
     /// evenly between the workers. A run that needs more fails with [`Error::PoolExhausted`]
     /// instead of exhausting the machine's memory (a runaway recursion, for example).
@@ -276,7 +302,8 @@ impl Default for Config {
             block_threads: 128,
             tasks_per_block: None,
             gpu_clones: false,
-            gpu_clone_ready: 32,
+            gpu_clone_depth: None,
+            gpu_hand_offs: false,
             cpu_pool_bytes: 4 << 30,
             cpu_inline_children: true,
             max_children: 64,
@@ -399,8 +426,10 @@ impl Config {
         if self.task_data_limit < 16 {
             return bad("task_data_limit", self.task_data_limit, "at least 16 bytes");
         }
-        if self.gpu_clone_ready > 65_536 {
-            return bad("gpu_clone_ready", self.gpu_clone_ready, "at most 65536");
+        if let Some(d) = self.gpu_clone_depth {
+            if d > 255 {
+                return bad("gpu_clone_depth", d, "None or Some(0..=255)");
+            }
         }
         if self.stack_bytes < 1024 {
             return bad("stack_bytes", self.stack_bytes, "at least 1024 bytes");

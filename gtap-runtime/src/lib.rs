@@ -71,7 +71,7 @@ mod stop;
 mod transfer;
 
 pub use buffer::{Buffer, Zeroable};
-pub use config::{Backend, Config, Devices, Scheduler, MAX_GPUS, MAX_QUEUES};
+pub use config::{Backend, Config, Devices, Scheduler, CLONE_DEPTH_SLACK, MAX_GPUS, MAX_QUEUES};
 pub use error::{Error, Result};
 pub use pause::{Outcome, PauseToken, Paused, SmLimit};
 pub use replicated::Replicated;

@@ -177,7 +177,8 @@ pub struct Header {
     /// The EPAQ queue the task goes to when its last child finishes (below `MAX_QUEUES`).
     pub queue: u16,
     /// [`FLAG_DONE`] once the task's body has returned (it waits only for detached children);
-    /// [`FLAG_SHARED`].
+    /// [`FLAG_SHARED`]; in the kernel with sequential clones, the task's depth in the tree in
+    /// the high byte ([`task_depth`]).
     pub flags: u16,
     /// The parent's slot, or [`NONE`] for the root (and in programs without joins).
     pub parent: u32,
@@ -218,6 +219,23 @@ pub const FLAG_DONE: u16 = 1;
 /// warp that ran the task's last step (the join's owner), cleared when the task suspends
 /// again.
 pub const FLAG_SHARED: u16 = 2;
+/// [`Header::flags`]: the task's depth below the root (saturating at 255) sits in this byte,
+/// written by spawns of the kernel with sequential clones only (`gpu/worker/clone.rs`; 0 in
+/// every other kernel, and in a header an import or a block worker writes). Writers of the
+/// flag bits keep it (`|=`, or the bits passed on, `Warp::open_join_local`).
+pub const FLAG_DEPTH_SHIFT: u16 = 8;
+
+/// The depth in a header's flags ([`FLAG_DEPTH_SHIFT`]).
+#[inline(always)]
+pub const fn task_depth(flags: u16) -> u32 {
+    (flags >> FLAG_DEPTH_SHIFT) as u32
+}
+
+/// Flags holding only `depth` (saturated to 255), for a new header ([`FLAG_DEPTH_SHIFT`]).
+#[inline(always)]
+pub const fn depth_flags(depth: u32) -> u16 {
+    (if depth < 255 { depth } else { 255 } as u16) << FLAG_DEPTH_SHIFT
+}
 
 /// Work-first pools: the spill ring's and the arena's shared words (16 bytes).
 ///
@@ -546,14 +564,15 @@ pub struct Params {
     /// Work-first thread-level kernel on one GPU, programs with joins: 1 lets a lane run a
     /// child as a call of its sequential clone (`Config::gpu_clones`; `gpu/worker/clone.rs`).
     pub clones: u32,
-    /// A step's children are calls while its warp's private part holds at least this many
-    /// ready tasks (`Config::gpu_clone_ready`).
-    pub clone_ready: u32,
+    /// The children of a task at this depth or deeper (the root is at 0) are calls, unless
+    /// its warp was asked for work (`Config::gpu_clone_depth`; at most 255).
+    pub clone_depth: u32,
     /// Bytes of a lane's stack its clones may use below where the first one started
     /// (`Config::stack_bytes` less the kernel's own frame and a reserve).
     pub clone_stack: u32,
-    /// Unused.
-    pub clone_pad: u32,
+    /// With clones: 1 lets lanes in clones answer idle warps' requests by handing pieces
+    /// off (`Config::gpu_hand_offs`).
+    pub hand_offs: u32,
     /// With clones: one request word per warp (`u32`), set by idle warps, answered by the
     /// warp's clones (`gpu/worker/clone.rs`); then one more word, the children that lanes
     /// handed to other warps and still wait for (a warp does not park while one is out,

@@ -44,7 +44,8 @@ impl Warp {
 
     /// Writes the header of a new task of `kind` in `slot`, child of `parent` (or [`NONE`]
     /// in a program without joins), whose result goes to `result_dst`; `queue` is the queue
-    /// field until the task suspends. The spawner writes the arguments to
+    /// field until the task suspends; `flags` holds the child's depth where the kernel keeps
+    /// depths (`FLAG_DEPTH_SHIFT`), else 0. The spawner writes the arguments to
     /// [`Warp::frame`] of the slot.
     ///
     /// # Safety
@@ -58,13 +59,14 @@ impl Warp {
         queue: u32,
         parent: u32,
         result_dst: *mut u8,
+        flags: u16,
     ) {
         let header = Header {
             kind,
             state: 0,
             pending: 0,
             queue: queue as u16,
-            flags: 0,
+            flags,
             parent,
             reserved: 0,
             result_dst: result_dst as u64,
@@ -185,8 +187,10 @@ impl Warp {
     ///
     /// # Safety
     ///
-    /// As for [`Warp::open_join`]; `kind` is the task's kind.
+    /// As for [`Warp::open_join`]; `kind` is the task's kind, `depth` its flags' depth bits
+    /// (`FLAG_DEPTH_SHIFT`), kept.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn open_join_local(
         &self,
         h: *mut Header,
@@ -195,8 +199,9 @@ impl Warp {
         queue: u32,
         pending: u32,
         done: bool,
+        depth: u16,
     ) {
-        let flags = if done { FLAG_DONE } else { 0 };
+        let flags = if done { FLAG_DONE } else { 0 } | depth;
         // SAFETY: as the caller promises; slots, hence headers, are 16-aligned
         // (`Params::slot_bytes`); the children are unpublished until the batch ends.
         unsafe {

@@ -62,9 +62,9 @@ fn each_field_is_named() {
             },
         ),
         (
-            "gpu_clone_ready",
+            "gpu_clone_depth",
             Config {
-                gpu_clone_ready: 65_537,
+                gpu_clone_depth: Some(256),
                 ..Config::default()
             },
         ),
@@ -213,4 +213,19 @@ fn queues_zero_message() {
             expected: "1..=8"
         }
     );
+}
+
+#[test]
+fn clone_depth_follows_the_grid_unless_set() {
+    let auto = Config::default();
+    // 50,688 lanes (132 SMs of 12 warps) round up to 2^16.
+    assert_eq!(auto.clone_depth_for(50_688), 16 + crate::CLONE_DEPTH_SLACK);
+    assert_eq!(auto.clone_depth_for(32), 5 + crate::CLONE_DEPTH_SLACK);
+    assert_eq!(auto.clone_depth_for(0), crate::CLONE_DEPTH_SLACK);
+    let set = Config {
+        gpu_clone_depth: Some(3),
+        ..Config::default()
+    };
+    assert_eq!(set.clone_depth_for(50_688), 3);
+    assert!(set.validate().is_ok());
 }

@@ -253,9 +253,9 @@ impl Inner {
             resume: 0,
             run: self.params,
             clones: u32::from(clone_stack > 0),
-            clone_ready: self.config.gpu_clone_ready,
+            clone_depth: self.config.clone_depth_for(warps * 32),
             clone_stack,
-            clone_pad: 0,
+            hand_offs: u32::from(self.config.gpu_hand_offs),
             wanted: pools.wanted,
             cells: pools.cells,
         };

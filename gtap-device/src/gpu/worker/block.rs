@@ -185,7 +185,14 @@ unsafe impl<P: Program> StepLoop<P> for Thread<'_> {
             if slot == NONE {
                 return ctx.refused();
             }
-            w.init_child(slot, kind, q, parent_field(P::JOINS, ctx.slot), result_dst);
+            w.init_child(
+                slot,
+                kind,
+                q,
+                parent_field(P::JOINS, ctx.slot),
+                result_dst,
+                0,
+            );
             if !w.reserve(q, slot, kind) {
                 return ctx.refused();
             }

@@ -5,16 +5,17 @@
 //!
 //! # When a child is a call
 //!
-//! The batch's lane 0 decides for the whole batch (`thread.rs`): calls while the warp's
-//! private part of the batch's queue still holds [`Params::clone_ready`] ready tasks after
-//! the batch took its own (its lanes are busy for the next batch too), and nobody asked the
-//! warp for work. Otherwise every child is a task, as without clones: the top of a tree, and
-//! a warp that others ask, keep the breadth that thieves take. A step queues its calls
+//! By depth in the tree, as the CPU executor keeps its top levels as tasks: the children of
+//! a task at depth [`Params::clone_depth`] or deeper (the root is at 0) are calls, unless its
+//! warp was asked for work (lane 0 decides that for the batch, `thread.rs`). The kernel with
+//! clones keeps each task's depth in its header's flags (`FLAG_DEPTH_SHIFT`, written by the
+//! spawn, kept by the task's joins); the host picks the depth from the grid's lanes
+//! (`Config::gpu_clone_depth`), so that the tree has spread over every lane, a few times
+//! over, before lanes go sequential. A chain goes sequential at the same depth: its steps are
+//! calls from there to the stack's floor, then lane-private records. A step queues its calls
 //! ([`CallQueue`], at most 4, arguments of at most 32 bytes) and [`run_calls`] runs them when
 //! the step returns: the worker loop's one call site of clone code, in the kernel
-//! `gtap_thread_worker_clones_<P>` only (`gtap::kernel!(P, clones)`). This rule does not pay
-//! yet (fib(40) 250 times slower with it on an H200, `docs/benchmarks.md`, "Sequential clones
-//! on the GPU"), so `Config::gpu_clones` is off by default.
+//! `gtap_thread_worker_clones_<P>` only (`gtap::kernel!(P, clones)`).
 //!
 //! # Inside a clone ([`LaneSeq`], this lane's [`SeqContext`])
 //!
@@ -32,8 +33,9 @@
 //!   its word in [`Params::wanted`]. At its next look, a lane in a clone of that warp takes the
 //!   request (a CAS back to 0; one lane per request) and answers it with its next `task!` at
 //!   nesting [`LaneSeq::answer_depth`] or less, which starts at the clone's outermost calls
-//!   (the largest pieces it holds) and deepens by one at every look until one comes: that
-//!   child is *handed off*.
+//!   (the largest pieces it holds) and deepens by one each time the looks since the request
+//!   double, until one comes: that child is *handed off* (unless `Config::gpu_hand_offs` is
+//!   off, [`Params::hand_offs`]).
 //!
 //! # Hand-off ([`LaneSeq::hand_off`])
 //!
@@ -44,7 +46,9 @@
 //!
 //! - A warp that refills the task claims it first (`claim_handed_off`, a CAS of the cell
 //!   from *offered* to *taken* with the task's generation) and runs it as any task: its
-//!   children are tasks or calls by the same rule, so the piece spreads over the thieves. When
+//!   children are tasks or calls by the same rule, and its header puts it
+//!   [`HAND_OFF_LEVELS`] above the calls' depth, so the piece spreads over a warp's lanes
+//!   before they go sequential again. When
 //!   its subtree is done, its completion reaches the cell through the non-slot parent's path
 //!   (`peer::finish_root` → [`finish_cell`]): the result is in the cell, then *done* with a
 //!   release. The lane acquires *done* and returns the result.
@@ -79,8 +83,8 @@ use super::solo;
 use crate::arch::nvptx as a;
 use crate::gpu::global_queue::GlobalQueues;
 use crate::gpu::layout::{
-    Cell, Header, Params, CELL_BASE, CELL_DONE, CELL_IDLE, CELL_OFFERED, CELL_RESULT_BYTES,
-    CELL_TAKEN, ERR_INVALID_QUEUE, ERR_TOO_MANY_CHILDREN, NONE,
+    depth_flags, Cell, Header, Params, CELL_BASE, CELL_DONE, CELL_IDLE, CELL_OFFERED,
+    CELL_RESULT_BYTES, CELL_TAKEN, ERR_INVALID_QUEUE, ERR_TOO_MANY_CHILDREN, NONE,
 };
 use crate::gpu::park::park_asked_any;
 use crate::gpu::warp::{stop_requested, Warp};
@@ -88,6 +92,10 @@ use crate::task::{KindId, Program, SeqContext, TaskFn};
 
 /// Spawns inside a clone between two looks at the run and at the warp's request word.
 pub(crate) const LOOK_EVERY: u32 = 64;
+
+/// Levels of a handed-off child's subtree that run as tasks (its depth is this much less
+/// than [`Params::clone_depth`]): a binary tree's five levels fill a warp's 32 lanes.
+const HAND_OFF_LEVELS: u32 = 5;
 
 /// How long a handed-off child may wait in its queue before its lane takes it back.
 const RECLAIM_NS: u64 = 20_000;
@@ -110,6 +118,8 @@ pub(crate) struct LaneSeq<'w, P> {
     /// handed off.
     answering: bool,
     answer_depth: u32,
+    /// Looks since the request was taken.
+    answer_looks: u32,
     /// Clone calls made (the run's task count counts them).
     calls: u32,
     /// This lane's free-array count, copied in from the lane's register and back.
@@ -207,6 +217,7 @@ pub(crate) unsafe fn run_calls<P: Program>(
         depth: 0,
         answering: false,
         answer_depth: 0,
+        answer_looks: 0,
         calls: n,
         lane_free,
         _program: PhantomData,
@@ -257,7 +268,17 @@ impl<P: Program> LaneSeq<'_, P> {
             // change counts as progress; lane 0 stores its batch count over it).
             a::atom_relaxed_gpu_add_u32((p.progress as *mut u32).add(w.warp as usize), 1);
             if self.answering {
-                self.answer_depth += 1;
+                // Deeper by one each time the looks since the request double: the answer is
+                // the first child reached at nesting `answer_depth` or less, and a lane deep
+                // in a recursion reaches shallow nestings rarely; a step per look handed off
+                // pieces of a few hundred calls, each worth less than its hand-off.
+                self.answer_looks += 1;
+                if self.answer_looks.is_power_of_two() {
+                    self.answer_depth += 1;
+                }
+                return;
+            }
+            if p.hand_offs == 0 {
                 return;
             }
             let word = (p.wanted as *mut u32).add(w.warp as usize);
@@ -269,6 +290,7 @@ impl<P: Program> LaneSeq<'_, P> {
                 if a::atom_relaxed_gpu_cas_u32(word, v, 0) == v {
                     self.answering = true;
                     self.answer_depth = 1;
+                    self.answer_looks = 0;
                 }
             }
         }
@@ -309,7 +331,9 @@ impl<P: Program> LaneSeq<'_, P> {
                     state: 0,
                     pending: 0,
                     queue: queue as u16,
-                    flags: 0,
+                    // A depth that makes the piece's top levels tasks again: it spreads
+                    // over about a warp's lanes before its children are calls.
+                    flags: depth_flags(p.clone_depth.saturating_sub(HAND_OFF_LEVELS)),
                     parent: CELL_BASE + lane_index,
                     reserved: generation,
                     result_dst: addr_of_mut!((*cell).result) as u64,
@@ -431,28 +455,28 @@ impl<P: Program> SeqContext for LaneSeq<'_, P> {
 }
 
 impl Warp {
-    /// Lane 0, at a batch's start, with clones possible: whether the batch runs children as
-    /// calls. Yes when the run has clones on, the private part of queue `q` still holds
-    /// `clone_ready` ready tasks besides the batch's own, and the warp's request word was
-    /// clear when the last batch read it (`asked`). A request the private part can answer
-    /// (its tasks are released to thieves at the batch's end, `deque.rs`) is cleared; one it
-    /// cannot stays for the warp's clones. Reads the word for the next batch, so that the
-    /// load's latency hides behind this batch's bodies.
+    /// Lane 0, at a batch's start, with clones possible: the depth from which the batch's
+    /// tasks run their children as calls, `u32::MAX` for none. [`Params::clone_depth`] when
+    /// the run has clones on and the warp's request word was clear when the last batch read
+    /// it (`asked`). A request the private part of queue `q` can answer (its tasks are
+    /// released to thieves at the batch's end, `deque.rs`) is cleared; one it cannot stays
+    /// for the warp's clones. Reads the word for the next batch, so that the load's latency
+    /// hides behind this batch's bodies.
     ///
     /// # Safety
     ///
     /// Lane 0 between batches; the run's params are set.
     #[inline(always)]
-    pub(crate) unsafe fn batch_calls(&self, q: u32, asked: &mut u32) -> bool {
+    pub(crate) unsafe fn batch_call_depth(&self, q: u32, asked: &mut u32) -> u32 {
         // SAFETY: the run's params and this warp's request word; lane 0's own shared words.
         unsafe {
             let p = &*crate::gpu::params();
             if p.clones == 0 {
-                return false;
+                return u32::MAX;
             }
             // Ordering: relaxed, scope .cta; lane 0's own word.
             let ready = a::ld_shared_u32(self.sm_private(q));
-            let calls = *asked == 0 && ready >= p.clone_ready;
+            let calls = if *asked == 0 { p.clone_depth } else { u32::MAX };
             let word = (p.wanted as *mut u32).add(self.warp as usize);
             if *asked != 0 && ready > 0 {
                 // Ordering: relaxed, scope .gpu; a hint (see `LaneSeq::look`).

@@ -44,7 +44,8 @@ use core::ptr::null_mut;
 use super::clone::CallQueue;
 use super::ctx::{Ctx, StepLoop};
 use crate::gpu::layout::{
-    is_slot, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, FLAG_DONE, HEADER_BYTES, NONE,
+    depth_flags, is_slot, task_depth, Header, ERR_INVALID_QUEUE, ERR_PROTOCOL, FLAG_DONE,
+    HEADER_BYTES, NONE,
 };
 use crate::gpu::step::parent_field;
 use crate::gpu::warp::Warp;
@@ -65,9 +66,13 @@ pub(crate) struct Lane {
     lane_free: u32,
     /// The work-first scheduler's pools (a constant of the kernel).
     wf: bool,
-    /// This batch runs children as calls of their clones (`clone.rs`): a constant `false`
-    /// in every kernel but the work-first one of one GPU for programs with joins.
+    /// This step runs children as calls of their clones (`clone.rs`): a constant `false`
+    /// in every kernel but the one with clones.
     calls: bool,
+    /// The running task's depth bits, and its children's (`FLAG_DEPTH_SHIFT`): constant 0
+    /// in every kernel but the one with clones, which keeps depths.
+    depth_bits: u16,
+    child_flags: u16,
     /// The resume state the step's last wait named (read when it waited for calls alone).
     resume: u32,
     /// Clone calls this lane made in the batch (the run's task count includes them).
@@ -110,7 +115,14 @@ unsafe impl<P: Program> StepLoop<P> for Lane {
             if slot == NONE {
                 return null_mut();
             }
-            w.init_child(slot, kind, 0, parent_field(P::JOINS, ctx.slot), result_dst);
+            w.init_child(
+                slot,
+                kind,
+                0,
+                parent_field(P::JOINS, ctx.slot),
+                result_dst,
+                l.child_flags,
+            );
             if queue == l.hold_q {
                 // Held: the previous held child goes to the ring now (spawn order is kept).
                 if l.held != NONE && !w.reserve(queue, l.held, l.held_kind) {
@@ -177,7 +189,15 @@ unsafe impl<P: Program> StepLoop<P> for Lane {
             if ctx.ext.wf {
                 // The whole join at once: the step spawned all its children before the
                 // `taskwait!`, and returns `Suspended` next.
-                w.open_join_local(h, ctx.kind, resume_state, queue, ctx.spawned, false);
+                w.open_join_local(
+                    h,
+                    ctx.kind,
+                    resume_state,
+                    queue,
+                    ctx.spawned,
+                    false,
+                    ctx.ext.depth_bits,
+                );
             } else {
                 (*h).state = resume_state;
                 (*h).queue = queue as u16;
@@ -200,7 +220,7 @@ where
         queue: 0,
         pending: 0,
         parent: parent_field(P::JOINS, parent),
-        flags: 0,
+        flags: ctx.ext.child_flags,
         reserved: 0,
         result_dst: ctx.ext.held_dst as u64,
     }
@@ -235,23 +255,26 @@ pub(crate) const INLINE_MAX_TASKS: u32 = 4;
 
 /// Runs the lane's batch task `task` and, work first, up to `budget` more steps it leads to
 /// inline (see the module doc); `cur_q` is the batch's queue, `lane_free` the lane's
-/// free-array count; `wf` says whether this is the work-first kernel; `calls` whether this
-/// batch runs children as calls of their clones (`clone.rs`). A zero budget (the ablations,
-/// or a broad batch) runs one step.
+/// free-array count; `wf` says whether this is the work-first kernel; `clones` whether it is
+/// the kernel with clones (it keeps tasks' depths); the children of a task at `call_depth`
+/// or deeper run as calls of their clones (`clone.rs`; `u32::MAX`: none this batch). A zero
+/// budget (the ablations, or a broad batch) runs one step.
 ///
 /// # Safety
 ///
 /// `task` is a task this warp holds (published and acquired, or kept); the warp runs bodies
 /// (no frees in flight); `budget <= MAX_INLINE_STEPS`, and 0 outside the work-first kernel;
-/// `calls` only in the work-first kernel of one GPU, for a program with joins, with
-/// [`crate::gpu::layout::Params::clones`] on.
+/// `clones` only in the work-first kernel of one GPU, for a program with joins, and
+/// `call_depth` below `u32::MAX` only with [`crate::gpu::layout::Params::clones`] on.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn run_lane<P: Program>(
     w: &Warp,
     task: u32,
     cur_q: u32,
     wf: bool,
-    calls: bool,
+    clones: bool,
+    call_depth: u32,
     budget: u32,
     lane_free: &mut u32,
 ) -> LaneOut {
@@ -282,7 +305,9 @@ pub(crate) unsafe fn run_lane<P: Program>(
             held_kind: 0,
             held_dst: null_mut(),
             lane_free: *lane_free,
-            calls,
+            calls: false,
+            depth_bits: 0,
+            child_flags: 0,
             resume: 0,
             clone_calls: 0,
             queue: &raw mut queue,
@@ -313,6 +338,14 @@ pub(crate) unsafe fn run_lane<P: Program>(
             ctx.ext.queued = 0;
             ctx.ext.held = NONE;
             ctx.ext.hold_q = if budget > 0 { cur_q } else { NONE };
+            if clones {
+                // Depths (`clone.rs`): this task's, kept by its joins; its children's; and
+                // whether they are calls.
+                let depth = task_depth(hd.flags);
+                ctx.ext.depth_bits = depth_flags(depth);
+                ctx.ext.child_flags = depth_flags(depth + 1);
+                ctx.ext.calls = depth >= call_depth;
+            }
             let kind = hd.kind;
             let step = P::dispatch(&mut ctx, kind);
             let spawned = ctx.spawned;
@@ -356,7 +389,7 @@ pub(crate) unsafe fn run_lane<P: Program>(
                         // `wait` opened a suspension's join (`Lane::wait`); a returned body's
                         // record is never resumed: its state and queue are left at 0.
                         if step == Step::Done {
-                            w.open_join_local(h, kind, 0, 0, spawned, true);
+                            w.open_join_local(h, kind, 0, 0, spawned, true, ctx.ext.depth_bits);
                         }
                     } else {
                         w.open_join(h, spawned, step == Step::Done);

@@ -18,6 +18,10 @@
 //!   lowers it, and the last one links the parent again (or, if its body had returned with
 //!   detached children, completes it and goes on to its parent). The root is never told: the
 //!   loop ends when it completes.
+//! - **Slots.** Records come from the lane's free array, refilled [`LANE_CHUNK`](crate::gpu::pool::LANE_CHUNK) fresh
+//!   slots at a time from the arena, and go back to it, half of a full array moving to the
+//!   spill ring at once (`pool.rs`); when the subtree is done the array holds no more than
+//!   it did before, or [`LANE_FREE_KEEP`], so the batch's inline budget still fits.
 //! - **Stops.** Every [`clone::LOOK_EVERY`] steps the lane looks at the run and leaves on a
 //!   stop, as in a clone; a step that aborts (a recorded error) makes it leave too.
 
@@ -27,7 +31,9 @@ use core::ptr::null_mut;
 
 use super::clone::{self, CallsOut};
 use crate::arch::nvptx as a;
-use crate::gpu::layout::{ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_UNKNOWN_KIND, FLAG_DONE, NONE};
+use crate::gpu::layout::{
+    ERR_INVALID_QUEUE, ERR_PROTOCOL, ERR_UNKNOWN_KIND, FLAG_DONE, LANE_FREE_KEEP, NONE,
+};
 use crate::gpu::warp::{stop_requested, Warp};
 use crate::task::{Context, KindId, Program, Step, TaskFn};
 
@@ -78,11 +84,11 @@ unsafe impl<P: Program> Context for Solo<'_, P> {
         }
         // SAFETY: the warp runs bodies; a fresh slot nobody else can name.
         unsafe {
-            let slot = w.alloc_in_body(kind, &mut self.lane_free);
+            let slot = w.alloc_lane_chunk(kind, &mut self.lane_free);
             if slot == NONE {
                 return null_mut();
             }
-            w.init_child(slot, kind, queue, self.slot, result_dst);
+            w.init_child(slot, kind, queue, self.slot, result_dst, 0);
             (*w.header(slot)).reserved = self.ready;
             self.ready = slot;
             self.spawned += 1;
@@ -135,14 +141,18 @@ pub(crate) unsafe fn run<P: Program, T: TaskFn>(
     let mut out = MaybeUninit::<T::Output>::uninit();
     // SAFETY: the warp runs bodies; a fresh slot nobody else can name.
     unsafe {
-        let root = w.alloc_in_body(T::ID, lane_free);
+        let entry = *lane_free;
+        let root = w.alloc_lane_chunk(T::ID, lane_free);
         if root == NONE {
             a::exit();
         }
-        w.init_child(root, T::ID, queue, NONE, out.as_mut_ptr().cast());
+        w.init_child(root, T::ID, queue, NONE, out.as_mut_ptr().cast(), 0);
         w.frame(root).cast::<T::Args>().write(args);
         let r = run_records::<P>(w, root, *lane_free);
-        *lane_free = r.lane_free;
+        // The batch's inline steps after the calls count on the array's room as it was.
+        let mut left = r.lane_free;
+        w.spill_lane_frees(&mut left, entry.max(LANE_FREE_KEEP));
+        *lane_free = left;
         *calls += r.calls;
         out.assume_init()
     }
@@ -208,7 +218,7 @@ unsafe fn run_records<P: Program>(w: &Warp, root: u32, lane_free: u32) -> CallsO
                     let mut fin = slot;
                     loop {
                         let parent = (*w.header(fin)).parent;
-                        w.free_in_body(fin, &mut cx.lane_free);
+                        w.free_lane_chunk(fin, &mut cx.lane_free);
                         if parent == NONE {
                             break;
                         }

@@ -324,14 +324,18 @@ unsafe fn worker<
             // SAFETY: lane 0 owns the warp's deque operations.
             count_hint = unsafe { w.count_hint(cur_q) };
         }
-        // Children as calls this batch (`clone.rs`): enough ready tasks besides the batch's
-        // own, and nobody asked this warp for work.
-        let mut calls = false;
+        // Children as calls this batch (`clone.rs`): those of tasks at this depth or deeper,
+        // unless somebody asked this warp for work.
+        let mut call_depth = u32::MAX;
         if clones && lane == 0 {
             // SAFETY: lane 0 owns the warp's deque words; the run's request words.
-            calls = unsafe { w.batch_calls(cur_q, &mut asked) };
+            call_depth = unsafe { w.batch_call_depth(cur_q, &mut asked) };
         }
-        let calls = clones && a::shfl_sync_idx_b32(FULL, u32::from(calls), 0) != 0;
+        let call_depth = if clones {
+            a::shfl_sync_idx_b32(FULL, call_depth, 0)
+        } else {
+            u32::MAX
+        };
         // Multi-GPU kernel: another GPU's request for work (`peer`), loaded now so that
         // its latency hides behind the bodies; the release decision exports.
         let mut request = 0u32;
@@ -379,7 +383,18 @@ unsafe fn worker<
             };
             // SAFETY: a published (or kept) task's header and frame, acquired above; inline
             // tasks were made by this lane in this batch (see `run_lane`).
-            let out = unsafe { run_lane::<P>(&w, task, cur_q, wf, calls, budget, &mut lane_free) };
+            let out = unsafe {
+                run_lane::<P>(
+                    &w,
+                    task,
+                    cur_q,
+                    wf,
+                    clones,
+                    call_depth,
+                    budget,
+                    &mut lane_free,
+                )
+            };
             spawned = out.spawned;
             finished = out.finished;
             aborted = out.aborted;
