@@ -631,3 +631,72 @@ fn statement_forms() {
         check::<More, _>(if_value_with_joins_in_both, (x,), y + x);
     }
 }
+
+// ---- found by the random-program tester (`docs/frontend.md`, "Random programs") ----
+
+/// The value of a loop with a join leaves through a loop without markers nested in it:
+/// `break 'outer v` there became `{ tmp = v; break 'outer; }`, and the nested loop is one node
+/// of the graph, whose assignment of `tmp` counted as a read: `tmp` looked live at the join, was
+/// saved before it had a value and restored as an immutable local (rustc E0381 and E0384 on
+/// the generated code). The shrunk program of seed 40.
+#[gtap::function]
+fn value_break_from_a_nested_loop(d: u32, x: u64) -> u64 {
+    let mut acc: u64 = x ^ 40;
+    let mut n: u64 = 0;
+    let outer: u64 = 'outer: loop {
+        n += 1;
+        if n > 2 {
+            break 'outer x;
+        }
+        let inner: u64 = 'inner: loop {
+            if acc % 4 == 1 {
+                break 'outer acc;
+            }
+            break 'inner 3;
+        };
+        acc = acc.wrapping_add(inner);
+        if d > 0 {
+            let r = task!(sq(acc % 1000));
+            taskwait!();
+            acc = acc.wrapping_add(r);
+        }
+    };
+    acc.wrapping_add(outer)
+}
+program!(FoundByRandomPrograms = [value_break_from_a_nested_loop, sq]);
+
+fn seq_value_break_from_a_nested_loop(d: u32, x: u64) -> u64 {
+    let mut acc: u64 = x ^ 40;
+    let mut n: u64 = 0;
+    let outer: u64 = 'outer: loop {
+        n += 1;
+        if n > 2 {
+            break 'outer x;
+        }
+        let inner: u64 = 'inner: loop {
+            if acc % 4 == 1 {
+                break 'outer acc;
+            }
+            break 'inner 3;
+        };
+        acc = acc.wrapping_add(inner);
+        if d > 0 {
+            let r = (acc % 1000) * (acc % 1000);
+            acc = acc.wrapping_add(r);
+        }
+    };
+    acc.wrapping_add(outer)
+}
+
+#[test]
+fn value_break_from_a_loop_nested_in_a_loop_with_a_join() {
+    for d in [0u32, 1] {
+        for x in [0u64, 1, 3, 5, 6, 9, 41, 100] {
+            check::<FoundByRandomPrograms, _>(
+                value_break_from_a_nested_loop,
+                (d, x),
+                seq_value_break_from_a_nested_loop(d, x),
+            );
+        }
+    }
+}

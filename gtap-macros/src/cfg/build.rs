@@ -8,8 +8,8 @@
 //! statement index and child taken at each enclosing level, as [`WaitPoint::path`] records it.
 
 use super::{
-    address, bindings, borrow_of, diverge, Body, FindJumps, LocalDecl, LocalId, Node, NodeId,
-    NodeKind, PathStep, WaitPoint,
+    address, bindings, borrow_of, diverge, jumps, Body, FindJumps, LocalDecl, LocalId, Node,
+    NodeId, NodeKind, PathStep, WaitPoint,
 };
 use crate::{
     diag::Ctxt,
@@ -157,6 +157,30 @@ impl Builder<'_> {
         out
     }
 
+    /// [`Builder::uses_of`] for an expression the graph treats as one node (a leaf): without
+    /// the locals that it only assigns whole (`x = e` is no read of `x`). A leaf's assignment
+    /// defines nothing either (it may not run), so such a local stays live through the node
+    /// exactly when it is live after it. Counted as a use, the carry of a value loop assigned
+    /// in a loop nested in it (`{ tmp = v; break 'l; }`, `breaks.rs`) was live at the loop's
+    /// join before it had a value (`jumps.rs`).
+    pub(super) fn leaf_uses(&self, e: &Expr) -> Vec<(LocalId, Span)> {
+        let mut only = jumps::AssignedOnly::default();
+        only.visit_expr(e);
+        let mut all = std::collections::HashMap::<String, usize>::new();
+        scan_idents(e.to_token_stream(), &mut |id| {
+            *all.entry(id.to_string()).or_default() += 1
+        });
+        let written_only = |name: &str| {
+            only.targets
+                .get(name)
+                .is_some_and(|n| all.get(name) == Some(n))
+        };
+        self.uses_of(e)
+            .into_iter()
+            .filter(|(l, _)| !written_only(&self.body.locals[l.0].ident.to_string()))
+            .collect()
+    }
+
     /// Declares the bindings of `pat` and returns them as defs; `borrowed` when the value it
     /// matches is a borrow, `irrefutable` for a `let` without `else` or a `for` (see
     /// [`bindings`]).
@@ -238,7 +262,7 @@ impl Builder<'_> {
                 let mut uses = Vec::new();
                 let mut borrow = None;
                 if let Some(init) = &local.init {
-                    uses = self.uses_of(&init.expr);
+                    uses = self.leaf_uses(&init.expr);
                     borrow = borrow_of(&init.expr);
                     if let Some((_, e)) = &init.diverge {
                         uses.extend(self.uses_of(e));
@@ -459,13 +483,27 @@ impl Builder<'_> {
             let r = self.new_node(NodeKind::Return);
             self.link(from, r);
         }
-        for (label, is_continue) in f.jumps {
+        for (label, is_continue, assigned) in f.jumps {
+            let defs: Vec<(LocalId, Span)> = assigned
+                .iter()
+                .filter_map(|i| Some((self.resolve(i)?, i.span())))
+                .collect();
+            let from = if defs.is_empty() {
+                from
+            } else {
+                // What the path to the jump certainly assigned (`jumps.rs`).
+                let n = self.new_node(NodeKind::Eval);
+                self.body.nodes[n.0].defs = defs;
+                self.body.nodes[n.0].assigns = true;
+                self.link(from, n);
+                n
+            };
             self.jump(from, label.as_ref(), is_continue);
         }
     }
 
     pub(super) fn leaf(&mut self, e: &Expr) {
-        let uses = self.uses_of(e);
+        let uses = self.leaf_uses(e);
         let n = self.push(NodeKind::Eval, uses);
         self.control_edges(n, e);
     }
