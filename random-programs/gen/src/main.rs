@@ -2,6 +2,8 @@
 //! file (both builds, the shared definitions and the entry table `gtap-random-programs`
 //! reads), for reading a program or compiling it alone.
 //!
+//! `random-program --coverage SEED COUNT`: the coverage report of those programs.
+//!
 //! `random-program --minimize SEED FILE EXPECT CMD..`: shrinks the program of `SEED` (see
 //! `shrink.rs`) while it still fails the same way: each variant is written to `FILE`, `CMD`
 //! runs, and the variant is kept when `CMD` exits non-zero with `EXPECT` in its output (the
@@ -19,7 +21,7 @@ fn number(a: &str) -> u64 {
 }
 
 const USAGE: &str =
-    "usage: random-program SEED [COUNT]\n       random-program --minimize SEED FILE EXPECT CMD..";
+    "usage: random-program SEED [COUNT]\n       random-program --coverage SEED COUNT\n       random-program --minimize SEED FILE EXPECT CMD..";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +34,21 @@ fn main() {
         let small = minimize(p, &args[2], &args[3], &args[4..]);
         println!("// {} statements", shrink::size(&small));
         print!("{}", render::module(&small, Build::Tasks, "program"));
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--coverage") {
+        let (seed, count) = match &args[1..] {
+            [s, c] => (number(s), number(c)),
+            _ => {
+                eprintln!("{USAGE}");
+                exit(2);
+            }
+        };
+        let mut cov = Coverage::default();
+        for s in seed..seed + count {
+            gen::program(s, &mut cov);
+        }
+        print!("{}", cov.report());
         return;
     }
     let (seed, count) = match &args[..] {
