@@ -106,7 +106,8 @@ pub fn check(e: &Entry) -> Vec<Mismatch> {
         .collect()
 }
 
-/// Silences the default panic message (programs with a panic path panic on purpose).
+/// Silences the default panic message (programs with a panic path panic on purpose); the
+/// caller takes the hook back (`std::panic::take_hook`) before it reports a failure.
 pub fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }

@@ -18,6 +18,8 @@ fn generated_programs_match_plain_rust() {
             ));
         }
     }
+    // The default hook again, so that the failure below prints its message.
+    drop(std::panic::take_hook());
     assert_eq!(PROGRAMS.len(), EXPECTED, "programs generated");
     assert!(
         bad.is_empty(),
