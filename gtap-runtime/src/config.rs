@@ -81,8 +81,8 @@ pub const MAX_QUEUES: u32 = 8;
 /// [`Config::gpu_clone_depth`]'s default: levels of tasks below the depth at which a binary
 /// tree has as many tasks as the grid has lanes. Deeper was faster at every depth measured
 /// (fib(40) on an H200: 473 ms at depth 17, 47 at 20, 31 at 23, against 36 without clones,
-/// `docs/benchmarks.md`, "Sequential clones on the GPU"): a clone's frames, its nesting and
-/// the lanes of an SM must fit the SM's L1, or every call waits for L2.
+/// `docs/benchmarks.md`, "The depth rule"): larger clones wait on their register saves in
+/// local memory and leave a warp's other lanes idle.
 pub const CLONE_DEPTH_SLACK: u32 = 7;
 
 impl Config {
@@ -190,8 +190,9 @@ pub struct Config {
     /// stack allows ([`Config::stack_bytes`]; past it, lane-private records). Default
     /// `false`: every answer is checked with clones on, but calls do not pay enough yet
     /// (fib(40) on an H200: 31 ms with them, 36 without; the chain 2.3 times slower): a
-    /// lane's recursion keeps its frames in local memory, and with hundreds of lanes per SM
-    /// they leave L1 (`docs/benchmarks.md`, "Sequential clones on the GPU").
+    /// call's register saves in local memory make it about as many instructions as a task
+    /// step, and a warp's lanes wait for its largest clone (`docs/benchmarks.md`, "The depth
+    /// rule").
     pub gpu_clones: bool,
     /// GPU, with [`Config::gpu_clones`]: the children of a task this deep in the tree (the
     /// root is at 0) or deeper are calls, unless its warp was asked for work; the levels above
