@@ -27,7 +27,7 @@ while [ "$done_n" -lt "$N" ]; do
     "$done_n" "$N" "$(( $(date +%s) - start ))"
   log=$logs/batch-$s.log
   if ! GTAP_RANDOM_COUNT=$n GTAP_RANDOM_SEED=$s \
-      cargo test -q --release -p gtap-random-programs --test ci_set >"$log" 2>&1; then
+      cargo test -q --release -p gtap-random-programs --test ci_set -- generated_programs >"$log" 2>&1; then
     echo
     echo "=== seeds $s..$(( s + n - 1 )) failed:"
     grep -E "^seed [0-9]+:|^error|mismatches" "$log" | head -40
@@ -46,7 +46,7 @@ while [ "$done_n" -lt "$N" ]; do
       echo "=== seed $f, shrinking (the variant fails with \"$expect\" too):"
       variant=$logs/variant-$f.rs
       $GEN --minimize "$f" "$variant" "$expect" \
-        env GTAP_RANDOM_FILE="$variant" cargo test -q --release -p gtap-random-programs --test ci_set
+        env GTAP_RANDOM_FILE="$variant" cargo test -q --release -p gtap-random-programs --test ci_set -- generated_programs
     done
   fi
   done_n=$(( done_n + n ))
