@@ -1,7 +1,8 @@
 //! Generates the programs this crate runs: `GTAP_RANDOM_COUNT` programs (default 200, the CI
 //! set) from seed `GTAP_RANDOM_SEED` on (default 1), in both builds, into `programs.rs`, with
 //! the coverage report of the set beside it; or, with `GTAP_RANDOM_FILE`, that file's
-//! programs as `random-program` wrote them (the minimizer's variants).
+//! programs as `random-program` wrote them (the minimizer's variants). Nothing without the
+//! `ci-set` feature.
 
 use std::{env, fs, path::PathBuf};
 
@@ -11,6 +12,9 @@ fn main() {
     println!("cargo:rerun-if-env-changed=GTAP_RANDOM_COUNT");
     println!("cargo:rerun-if-env-changed=GTAP_RANDOM_SEED");
     println!("cargo:rerun-if-env-changed=GTAP_RANDOM_FILE");
+    if env::var_os("CARGO_FEATURE_CI_SET").is_none() {
+        return;
+    }
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     if let Ok(file) = env::var("GTAP_RANDOM_FILE") {
         println!("cargo:rerun-if-changed={file}");

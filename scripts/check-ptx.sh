@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds every device crate (the examples and gpu-smoke) to PTX for sm_90 and assembles each
-# PTX module with ptxas, printing each kernel's registers, stack and spills.
+# Builds every device crate (the examples, gpu-smoke, and the random programs' GPU crate with
+# three programs) to PTX for sm_90 and assembles each PTX module with ptxas, printing each
+# kernel's registers, stack and spills.
 #
 # Needs GTAP_PTXAS: the path of a ptxas (.ci/run installs one from the PyPI wheel
 # nvidia-cuda-nvcc==13.0.88). With it set, gtap-build already fails the build when ptxas rejects
@@ -15,12 +16,15 @@ fi
 SM="${GTAP_SM:-sm_90}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 
-cargo build --release -p gtap-examples -p gpu-smoke
+# The random programs' set is three of the default (one panics); scripts/gpu-bundle.sh builds
+# the whole set for the GPU machine.
+GTAP_RANDOM_GPU_SEEDS=${GTAP_RANDOM_GPU_SEEDS:-1,4,315} cargo build --release -p gtap-examples \
+  -p gpu-smoke -p gtap-random-gpu --features gtap-random-gpu/ptx
 
 status=0
 found=0
 # Each build script leaves its crate's module in its OUT_DIR; pick the newest per crate.
-for crate in gtap-examples gpu-smoke; do
+for crate in gtap-examples gpu-smoke gtap-random-gpu; do
   ptx=$(ls -t "$target_dir"/release/build/"$crate"-*/out/*.ptx 2>/dev/null | head -1 || true)
   if [ -z "$ptx" ]; then
     echo "check-ptx: no PTX found for $crate under $target_dir/release/build" >&2
@@ -39,5 +43,5 @@ for crate in gtap-examples gpu-smoke; do
   fi
   rm -f "$cubin"
 done
-[ "$found" = 2 ] || status=1
+[ "$found" = 3 ] || status=1
 exit $status

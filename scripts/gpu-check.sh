@@ -26,7 +26,10 @@
 #          (values of --spread-after-ms) runs each several-GPU set with each.
 #   clones: children as calls of sequential clones (off by default): hand-offs, the stack's
 #          floor, a small and a large stack, every answer checked (also part of quick).
-#   all:   quick and bench.
+#   random: random task programs (random-programs/gpu) on the default kernel, as calls from
+#          the root, and as calls with hand-offs, each answer and panic checked against plain
+#          Rust; memcheck on the hand-offs.
+#   all:   quick, random and bench.
 # With $OUT set (the device tool's output folder), the profiled fib run's files land there.
 # The slowest rows check against the examples' rayon references (`--reference rayon`: the same
 # bits as the sequential ones, in a fraction of the time on the machine's 16 cores).
@@ -69,7 +72,7 @@ SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 
 # kernel per program): one run with a long limit fills the driver's cache before the checks'
 # own limits start (a check killed during the JIT leaves nothing cached for the next).
 export CUDA_CACHE_MAXSIZE=${CUDA_CACHE_MAXSIZE:-4294967296}
-if [ -x $B/fib ]; then
+if [ -x $B/fib ] && [ "$mode" != random ]; then
   start=$(date +%s)
   timeout 600 $B/fib 20 --gpu >/dev/null 2>&1 || true
   echo "module JIT (first launch of fib 20): $(( $(date +%s) - start )) s"
@@ -328,6 +331,24 @@ if [ "$mode" = quick ] || [ "$mode" = all ] || [ "$mode" = clones ]; then
     check "memcheck clones from the root fib(18)"    240 "$SAN" --tool memcheck --error-exitcode 9 $B/fib 18 --gpu --clones --clone-depth 0 --hand-offs
     check "memcheck clones past the stack chain 3000" 240 "$SAN" --tool memcheck --error-exitcode 9 $B/chain 3000 --gpu --clones --clone-depth 0
     check "racecheck clones from the root fib(14)"   300 "$SAN" --tool racecheck --error-exitcode 9 $B/fib 14 --gpu --clones --clone-depth 0 --hand-offs
+  fi
+fi
+
+if [ "$mode" = all ] || [ "$mode" = random ]; then
+  # Random task programs (random-programs/gpu: GTAP_RANDOM_GPU_COUNT programs from seed
+  # GTAP_RANDOM_GPU_SEED, fixed when the bundle was built), each on the default kernel, from
+  # the root as calls, and as calls with hand-offs, against their plain-Rust references. Their
+  # module is a binary's own: its first launch compiles it (one run with a long limit first).
+  if [ -x $B/random-programs-gpu ]; then
+    start=$(date +%s)
+    timeout 600 $B/random-programs-gpu --configs tasks >/dev/null 2>&1 || true
+    echo "random programs' module JIT (first launch): $(( $(date +%s) - start )) s"
+    check "random programs: tasks, calls, hand-offs" 300 $B/random-programs-gpu
+    if [ -n "$SAN" ]; then
+      check "memcheck random programs, calls with hand-offs" 300 "$SAN" --tool memcheck --error-exitcode 9 $B/random-programs-gpu --configs hand-offs
+    fi
+  else
+    failed+=("random programs (no $B/random-programs-gpu: scripts/gpu-bundle.sh builds it)")
   fi
 fi
 

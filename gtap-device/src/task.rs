@@ -229,14 +229,29 @@ impl Source {
 
     /// Whether `line` of `file` lies in this span; `file` may be a path's end (the GPU keeps
     /// the last bytes of a long path) or a longer form of the same path (`file!()` is
-    /// relative or absolute depending on how the crate was compiled).
+    /// relative or absolute depending on how the crate was compiled). A file a build script
+    /// generated (`include!(concat!(env!("OUT_DIR"), ..))`) is the same file when the paths
+    /// agree after the output directory: the device build (`gtap-build`, in a target
+    /// directory of its own) gives it another `OUT_DIR` than the host build that reads the
+    /// panic.
     #[must_use]
     pub fn contains(&self, file: &str, line: u32) -> bool {
+        let same_generated = match (after_out_dir(self.file), after_out_dir(file)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        };
         !self.file.is_empty()
             && !file.is_empty()
-            && (self.file.ends_with(file) || file.ends_with(self.file))
+            && (self.file.ends_with(file) || file.ends_with(self.file) || same_generated)
             && (self.first_line..=self.last_line).contains(&line)
     }
+}
+
+/// The part of `path` after a build script's output directory (`.../<package>-<hash>/out/`),
+/// or `None` when it lies in none.
+fn after_out_dir(path: &str) -> Option<&str> {
+    let at = path.rfind("/out/").or_else(|| path.rfind("\\out\\"))?;
+    Some(&path[at + "/out/".len()..])
 }
 
 /// The [`Source`] of the task function `f`.
@@ -651,4 +666,40 @@ macro_rules! program {
             &[$($crate::task::callees_of(&$f)),+],
         );
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+
+    const GENERATED: Source = Source {
+        file: "/w/target/release/build/gtap-random-gpu-1a98/out/programs.rs",
+        first_line: 10,
+        last_line: 20,
+    };
+
+    #[test]
+    fn a_path_matches_its_end_and_its_longer_form() {
+        let s = Source {
+            file: "src/apps/fib.rs",
+            first_line: 5,
+            last_line: 9,
+        };
+        assert!(s.contains("src/apps/fib.rs", 5));
+        assert!(s.contains("/home/u/p/src/apps/fib.rs", 9));
+        assert!(s.contains("apps/fib.rs", 7));
+        assert!(!s.contains("src/apps/fib.rs", 10));
+        assert!(!s.contains("src/apps/nqueens.rs", 6));
+        assert!(!Source::UNKNOWN.contains("src/apps/fib.rs", 0));
+    }
+
+    #[test]
+    fn a_generated_file_matches_across_output_directories() {
+        // The device build's output directory, as the GPU keeps the end of the path.
+        let device = "/build/gtap-random-gpu-77ce/out/programs.rs";
+        assert!(GENERATED.contains(device, 15));
+        assert!(!GENERATED.contains(device, 21));
+        assert!(!GENERATED.contains("/build/gtap-random-gpu-77ce/out/other.rs", 15));
+        assert!(!GENERATED.contains("src/programs.rs", 15));
+    }
 }

@@ -1,19 +1,22 @@
 //! Random task programs run on the CPU executor and compared with plain Rust
 //! (`docs/frontend.md`, "Random programs"). The programs come from `build.rs` (the generator
-//! is `gtap-random-gen`); [`check`] runs one on every configuration of [`configs`] and
-//! compares each outcome with the reference's.
+//! is `gtap-random-gen`; feature `ci-set`); [`check`] runs one on every configuration of
+//! [`configs`] and compares each outcome with the reference's. `gtap-random-gpu` runs its own
+//! programs on the GPU with [`Entry`], [`expected`] and [`run_on`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use gtap::{Config, Error, Runtime};
 
 /// The generated programs, both builds (`build.rs`): generated code, which no lint judges.
+#[cfg(feature = "ci-set")]
 #[allow(clippy::all, clippy::pedantic, unused)]
 pub mod programs {
     include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 }
 
 /// The coverage report of the generated set.
+#[cfg(feature = "ci-set")]
 pub const COVERAGE: &str = include_str!(concat!(env!("OUT_DIR"), "/coverage.txt"));
 
 /// One generated program.
@@ -71,7 +74,12 @@ pub fn outcome(e: &Entry, workers: usize, inline: bool) -> Outcome {
         Ok(rt) => rt,
         Err(err) => return Outcome::Failed(format!("runtime: {err}")),
     };
-    match (e.run)(&mut rt, e.depth, e.x) {
+    run_on(&mut rt, e)
+}
+
+/// The outcome of `e` run on `rt` (any backend).
+pub fn run_on(rt: &mut Runtime, e: &Entry) -> Outcome {
+    match (e.run)(rt, e.depth, e.x) {
         Ok(v) => Outcome::Value(v),
         Err(Error::TaskPanicked { task, .. }) => Outcome::Panicked(task.to_string()),
         Err(err) => Outcome::Failed(err.to_string()),

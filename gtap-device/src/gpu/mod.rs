@@ -180,6 +180,12 @@ fn record_panic(info: &core::panic::PanicInfo<'_>) {
 /// sequential clones (`Config::gpu_clones`); only on request, since every such kernel adds to
 /// the module's first-launch compile time (the examples' module took 150 s instead of 59 with
 /// one for every program, on an H200).
+///
+/// `gtap::kernel!(Program, only = [default, clones])` emits the listed variants alone
+/// (`default`, `profiled`, `gq`, `shared`, `shared_profiled`, `multi`, `clones`), for a module
+/// whose first launch should compile no more than its runs use (`ptxas` took 49 s for the 26
+/// entries of two programs of `random-programs/gpu`, 6 s for these two variants of the
+/// first). A run that needs a variant the module lacks is `Error::NoGpu` naming the kernel.
 /// Expands to nothing on the host.
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
@@ -187,13 +193,41 @@ fn record_panic(info: &core::panic::PanicInfo<'_>) {
 #[macro_export]
 macro_rules! kernel {
     ($program:ident) => {
-        const _: () = {
-            $crate::__gtap_entries!($program, thread_worker, "gtap_thread_worker");
-            $crate::__gtap_entries!($program, block_worker, "gtap_block_worker");
-        };
+        $crate::kernel!($program, only = [default, profiled, gq, shared, shared_profiled, multi]);
     };
     ($program:ident, clones) => {
         $crate::kernel!($program);
+        $crate::__gtap_variant!($program, clones);
+    };
+    ($program:ident, only = [$($variant:ident),+ $(,)?]) => {
+        $($crate::__gtap_variant!($program, $variant);)+
+    };
+}
+
+/// [`kernel!`]'s entries of one variant, by the name `only = [..]` gives it.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __gtap_variant {
+    ($program:ident, default) => {
+        $crate::__gtap_entries!(@both $program, "_", false, false, false, false);
+    };
+    ($program:ident, profiled) => {
+        $crate::__gtap_entries!(@both $program, "_profiled_", true, false, false, false);
+    };
+    ($program:ident, gq) => {
+        $crate::__gtap_entries!(@both $program, "_gq_", false, true, false, false);
+    };
+    ($program:ident, shared) => {
+        $crate::__gtap_entries!(@both $program, "_shared_", false, false, true, false);
+    };
+    ($program:ident, shared_profiled) => {
+        $crate::__gtap_entries!(@both $program, "_shared_profiled_", true, false, true, false);
+    };
+    ($program:ident, multi) => {
+        $crate::__gtap_entries!(@both $program, "_multi_", false, false, false, true);
+    };
+    ($program:ident, clones) => {
         const _: () = {
             #[export_name = concat!("gtap_thread_worker_clones_", stringify!($program))]
             pub unsafe extern "ptx-kernel" fn clones(params: *const $crate::gpu::layout::Params) {
@@ -203,27 +237,30 @@ macro_rules! kernel {
             }
         };
     };
+    ($program:ident, $other:ident) => {
+        compile_error!(concat!(
+            "gtap::kernel!: no kernel variant `",
+            stringify!($other),
+            "`; the variants are default, profiled, gq, shared, shared_profiled, multi, clones"
+        ));
+    };
 }
 
-/// [`kernel!`]'s instantiations of one worker loop (`PROFILE`, `GLOBAL`, `SHARED`, `MULTI`).
+/// [`kernel!`]'s instantiations of the worker loops (`PROFILE`, `GLOBAL`, `SHARED`, `MULTI`):
+/// a variant's thread- and block-level entries (`@both`), or one of them (`@one`).
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gtap_entries {
-    ($program:ident, $worker:ident, $prefix:literal) => {
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_", false, false, false, false);
+    (@both $program:ident, $variant:literal,
+     $profile:literal, $global:literal, $shared:literal, $multi:literal) => {
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_profiled_", true, false, false, false
-        );
-        $crate::__gtap_entries!(@one $program, $worker, $prefix, "_gq_", false, true, false, false);
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_", false, false, true, false
+            @one $program, thread_worker, "gtap_thread_worker", $variant,
+            $profile, $global, $shared, $multi
         );
         $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_shared_profiled_", true, false, true, false
-        );
-        $crate::__gtap_entries!(
-            @one $program, $worker, $prefix, "_multi_", false, false, false, true
+            @one $program, block_worker, "gtap_block_worker", $variant,
+            $profile, $global, $shared, $multi
         );
     };
     (@one $program:ident, $worker:ident, $prefix:literal, $variant:literal,
@@ -246,8 +283,9 @@ macro_rules! __gtap_entries {
 /// `gtap_block_worker_<Program>` used when the program has a `#[gtap::function(block)]` kind
 /// (each compiles to an empty kernel for the other kind of program), each also as
 /// `..._profiled_<Program>` (the profiler) and `..._gq_<Program>` (the global-queue ablation);
-/// `gtap::kernel!(Program, clones)` also the kernel for `Config::gpu_clones`.
-/// Expands to nothing on the host.
+/// `gtap::kernel!(Program, clones)` also the kernel for `Config::gpu_clones`, and
+/// `gtap::kernel!(Program, only = [default, clones])` the listed variants alone.
+/// Expands to nothing on the host (a misspelt variant fails to compile there too).
 ///
 /// The crate root needs `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -260,5 +298,31 @@ macro_rules! kernel {
     };
     ($program:ident, clones) => {
         $crate::kernel!($program);
+    };
+    ($program:ident, only = [$($variant:ident),+ $(,)?]) => {
+        $crate::kernel!($program);
+        $($crate::__gtap_variant!($variant);)+
+    };
+}
+
+/// [`kernel!`]'s check of a variant's name on the host, so that a misspelt one fails there
+/// too, not only in the device build.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __gtap_variant {
+    (default) => {};
+    (profiled) => {};
+    (gq) => {};
+    (shared) => {};
+    (shared_profiled) => {};
+    (multi) => {};
+    (clones) => {};
+    ($other:ident) => {
+        compile_error!(concat!(
+            "gtap::kernel!: no kernel variant `",
+            stringify!($other),
+            "`; the variants are default, profiled, gq, shared, shared_profiled, multi, clones"
+        ));
     };
 }

@@ -117,7 +117,12 @@ pub fn module(p: &Program, build: Build, name: &str) -> String {
         kinds.push("gen_leaf::<u32>".into());
         kinds.extend((1..=5).map(|n| format!("scaled::<{n}>")));
         kinds.extend(["Ops::mix", "by_pair", "by_shape", "boom"].map(String::from));
-        let _ = writeln!(s, "gtap::program!(pub Prog = [{}]);", kinds.join(", "));
+        let _ = writeln!(
+            s,
+            "gtap::program!(pub {} = [{}]);",
+            crate::program_name(p.seed),
+            kinds.join(", ")
+        );
     }
     s.push_str("}\n");
     s
