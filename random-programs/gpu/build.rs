@@ -58,7 +58,13 @@ fn main() {
             .chain(PANICKING.iter().copied())
             .collect(),
     };
-    let progs: Vec<_> = seeds.iter().map(|&s| gen::program(s, &mut cov)).collect();
+    // Programs are named after their seeds: each seed once.
+    let mut seen = std::collections::HashSet::new();
+    let progs: Vec<_> = seeds
+        .into_iter()
+        .filter(|s| seen.insert(*s))
+        .map(|s| gen::program(s, &mut cov))
+        .collect();
     fs::write(
         out.join("programs.rs"),
         programs_module_for(&progs, Target::Gpu),

@@ -19,8 +19,9 @@ pub use render::Build;
 pub enum Target {
     /// The host only: the CPU executor runs the task builds.
     Cpu,
-    /// Also `nvptx64-nvidia-cuda`: each program gets its GPU kernels (`gtap::kernel!`, with the
-    /// clones kernel), and the references and the entry table are host-only.
+    /// Also `nvptx64-nvidia-cuda`: each program gets its default and clones kernels
+    /// (`gtap::kernel!(SeedN, only = [default, clones])`), and the references and the entry
+    /// table are host-only.
     Gpu,
 }
 
@@ -37,7 +38,7 @@ pub fn programs_module(progs: &[Program]) -> String {
     programs_module_for(progs, Target::Cpu)
 }
 
-/// [`programs_module`] for `target`.
+/// [`programs_module`] for `target`. The seeds must differ (programs are named after them).
 pub fn programs_module_for(progs: &[Program], target: Target) -> String {
     let host_only = match target {
         Target::Cpu => "",
